@@ -1,0 +1,155 @@
+"""Parts, messages and system messages (SPEC §1 "Part", "Message").
+
+A message on the list is an object: ``ref`` stands for its identity, so a copy of a message is
+the same value under a new ``ref``. Mastra's source sets hold objects (mastra-facts §1.1) and its
+runner skips a returned object the list already holds (M8); both need identity. ``ref`` takes
+no part in equality, fingerprints or JSON.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Union
+
+from attrs import evolve, field, frozen
+
+from .values import UNDEFINED
+
+
+class Role(str, Enum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+
+
+class Source(str, Enum):
+    """M1: the sources a non-system message can belong to, in the checker's order."""
+
+    MEMORY = "memory"
+    INPUT = "input"
+    RESPONSE = "response"
+    CONTEXT = "context"
+
+
+SOURCE_ORDER = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
+
+
+class ToolState(str, Enum):
+    PARTIAL_CALL = "partial-call"
+    CALL = "call"
+    APPROVAL_REQUESTED = "approval-requested"
+    APPROVAL_RESPONDED = "approval-responded"
+    RESULT = "result"
+    OUTPUT_ERROR = "output-error"
+    OUTPUT_DENIED = "output-denied"
+
+
+TOOL_RANK = {
+    ToolState.PARTIAL_CALL: 0,
+    ToolState.CALL: 1,
+    ToolState.APPROVAL_REQUESTED: 2,
+    ToolState.APPROVAL_RESPONDED: 3,
+    ToolState.RESULT: 4,
+    ToolState.OUTPUT_ERROR: 4,
+    ToolState.OUTPUT_DENIED: 4,
+}
+
+CLIENT_OUTCOME_STATES = frozenset(
+    {ToolState.APPROVAL_RESPONDED, ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED}
+)
+
+
+@frozen
+class TextPart:
+    text: Any  # a string; anything else is content the policies cannot classify (G12)
+    provider_options: Any = UNDEFINED
+    created_at: int | None = None  # the part stamp of M2
+
+
+@frozen
+class ReasoningPart:
+    text: str
+    created_at: int | None = None
+
+
+@frozen
+class FilePart:
+    data: Any
+    media_type: str
+    created_at: int | None = None
+
+
+@frozen
+class ImagePart:
+    data: Any
+    media_type: str
+    created_at: int | None = None
+
+
+@frozen
+class ToolPart:
+    """A tool invocation; the cached model output lives at providerMetadata.mastra.modelOutput."""
+
+    tool_call_id: str
+    tool_name: str
+    state: ToolState
+    args: Any = UNDEFINED
+    result: Any = UNDEFINED
+    error_text: Any = UNDEFINED
+    approval: Any = UNDEFINED  # e.g. obj(approved=False, reason="...")
+    provider_metadata: Any = UNDEFINED
+    created_at: int | None = None
+
+    @property
+    def is_client_outcome(self) -> bool:
+        return self.state in CLIENT_OUTCOME_STATES
+
+
+Part = Union[TextPart, ReasoningPart, FilePart, ImagePart, ToolPart]
+
+
+@frozen
+class Message:
+    """A non-system message (or a DB-shaped system-role entry a processor returns).
+
+    ``parts`` None means the message has neither content nor parts (M2 refuses it).
+    ``metadata`` is where a processor can hang any other value (functions, symbols, ...).
+    """
+
+    id: str
+    role: Role
+    parts: tuple[Part, ...] | None = ()
+    created_at: int = 0
+    thread_id: str | None = None
+    resource_id: str | None = None
+    metadata: Any = UNDEFINED
+    ref: int = field(default=0, eq=False, repr=False)
+
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))
+
+    def with_ref(self, ref: int) -> Message:
+        return evolve(self, ref=ref)
+
+
+@frozen
+class SystemMessage:
+    """A system message as Mastra's buckets hold it (an AI SDK core system message).
+
+    ``content`` is a string, or a tuple of text-part objects; anything else is what a
+    processor may have put there.
+    """
+
+    content: Any
+    provider_options: Any = UNDEFINED
+    experimental_provider_metadata: Any = UNDEFINED
+    ref: int = field(default=0, eq=False, repr=False)
+
+
+def user(id: str, text: str, created_at: int = 0, **kw: Any) -> Message:
+    return Message(id=id, role=Role.USER, parts=(TextPart(text),), created_at=created_at, **kw)
+
+
+def assistant(id: str, *parts: Part | str, created_at: int = 0, **kw: Any) -> Message:
+    ps = tuple(TextPart(p) if isinstance(p, str) else p for p in parts)
+    return Message(id=id, role=Role.ASSISTANT, parts=ps, created_at=created_at, **kw)

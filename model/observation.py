@@ -1,0 +1,92 @@
+"""What an implementation can be compared on after one call (SPEC §O)."""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from attrs import frozen
+
+from .agent import Actor
+from .messages import Message, Source, SystemMessage
+
+
+@frozen
+class Answered:
+    """The model was called and its reply is the result."""
+
+
+@frozen
+class Refused:
+    """An input refusal. ``thrown`` is the error text when the refusal surfaces as a throw
+    (RBAC on generate/stream, G2); otherwise the caller sees a tripwire."""
+
+    reason: str
+    processor_id: str
+    thrown: str | None = None
+
+
+@frozen
+class Failed:
+    """The call failed with ``error`` (a TypeError of G0/G1, or a raw runner failure, M9)."""
+
+    error: str
+
+
+Outcome = Union[Answered, Refused, Failed]
+
+
+@frozen
+class AuditEvent:
+    """G15: actor (or None), resource ``agent:<id>``, action, decision, reason, detail."""
+
+    action: str
+    decision: str
+    reason: str
+    actor: Actor | None
+    resource: str
+    detail: tuple[tuple[str, str], ...] = ()
+
+
+@frozen
+class Result:
+    """The generate/stream result (M13, G14)."""
+
+    text: str
+    finish_reason: str
+    messages: tuple[str, ...]
+    remembered: tuple[str, ...]
+
+
+@frozen
+class ListMessage:
+    message: Message
+    sources: tuple[Source, ...]
+
+
+@frozen
+class ListView:
+    """The final message list: messages in order with their sources, and system buckets."""
+
+    messages: tuple[ListMessage, ...] = ()
+    untagged: tuple[SystemMessage, ...] = ()
+    tagged: tuple[tuple[str, tuple[SystemMessage, ...]], ...] = ()
+
+
+PromptEntry = Union[SystemMessage, Message]
+
+
+@frozen
+class Observation:
+    """§O. ``prompts``: one tuple of entries per model step, cached tool outputs substituted.
+    ``read``: the text the input policies read (guarded mode; None when they did not run).
+    ``stored`` and ``title`` are the bound thread's after the call (None: no memory binding).
+    ``result`` is None on the durable loop and when the call threw."""
+
+    outcome: Outcome
+    audit: tuple[AuditEvent, ...] = ()
+    prompts: tuple[tuple[PromptEntry, ...], ...] = ()
+    stored: tuple[Message, ...] | None = None
+    title: str | None = None
+    result: Result | None = None
+    list: ListView | None = None
+    read: str | None = None

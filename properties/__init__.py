@@ -1,0 +1,1 @@
+"""guardspec.properties: named invariants and everything that checks them (SPEC §P)."""

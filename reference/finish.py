@@ -1,0 +1,84 @@
+"""M13 Finish: saving to the bound thread, the thread title, the result."""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from guardspec.model.agent import Thread, ThreadStore
+from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.observation import Result
+
+from .messagelist import MessageList
+
+
+def _savable(m: Message) -> Message | None:
+    """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
+    not saved."""
+    parts = tuple(p for p in m.parts or () if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL))
+    if not parts:
+        return None
+    return evolve(m, parts=parts, ref=0)
+
+
+def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList) -> ThreadStore:
+    """M13: the input then the response messages are saved to the bound thread (an upsert by
+    id; the thread lists its messages by createdAt)."""
+    thread = store.get(thread_id) or Thread(thread_id, resource)
+    rows = {m.id: m for m in thread.messages}
+    order = [m.id for m in thread.messages]
+    for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE):
+        s = _savable(m)
+        if s is None:
+            continue
+        s = evolve(s, thread_id=thread_id, resource_id=resource)
+        if s.id not in rows:
+            order.append(s.id)
+        rows[s.id] = s
+    msgs = tuple(sorted((rows[i] for i in order), key=lambda m: m.created_at))
+    return store.put(evolve(thread, messages=msgs))
+
+
+def transcript(lst: MessageList, thread_id: str) -> str | None:
+    """M13 title source: every message of the thread on the list, as ``Role: text`` lines;
+    None when there is no user message among them."""
+    msgs = [m for m in lst.all() if m.thread_id in (None, thread_id)]
+    if not any(m.role is Role.USER for m in msgs):
+        return None
+    lines = []
+    for m in msgs:
+        text = "".join(p.text for p in m.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))
+        if text:
+            lines.append(f"{m.role.value.capitalize()}: {text}")
+    return "\n".join(lines)
+
+
+def entitle(store: ThreadStore, thread_id: str, resource: str, lst: MessageList) -> ThreadStore:
+    """M13: a title is generated when the thread has none, from every message of the thread
+    on the list. The scripted title model answers with the transcript itself, so the title
+    shows exactly what it was generated from."""
+    thread = store.get(thread_id) or Thread(thread_id, resource)
+    if thread.title:
+        return store
+    text = transcript(lst, thread_id)
+    if text is None:
+        return store
+    return store.put(evolve(thread, title=text))
+
+
+def result(lst: MessageList, text: str, finish_reason: str) -> Result:
+    """M13 Result: ``messages`` = every non-system message on the list; ``rememberedMessages``
+    = the live memory set."""
+    return Result(
+        text=text,
+        finish_reason=finish_reason,
+        messages=tuple(m.id for m in lst.all()),
+        remembered=tuple(m.id for m in lst.view(Source.MEMORY)),
+    )
+
+
+def ensure_thread(store: ThreadStore, thread_id: str, resource: str) -> ThreadStore:
+    """M7: with memory and a thread, the thread is fetched or created and saved at
+    preparation, before any processor runs."""
+    if store.get(thread_id) is not None:
+        return store
+    return store.put(Thread(thread_id, resource))

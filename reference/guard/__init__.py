@@ -1,0 +1,1 @@
+"""G0-G15: the guard laid over the substrate."""

@@ -1,0 +1,158 @@
+"""G2 the guarded chain: RBAC → recorder → memory processors → application input processors
+→ client tool output mapping → input policies; G4-G6, G11, G12, G15."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from attrs import frozen
+
+from guardspec.model.agent import Actor, Agent
+from guardspec.model.messages import Message, Source, ToolPart
+from guardspec.model.observation import AuditEvent
+
+from .. import preparation
+from ..invocation import Aborts, Returns, Throws, TripWires, invoke
+from ..mapping import MappingError, map_client_outputs
+from ..messagelist import MessageList, sources_by_id
+from ..policies import PolicyDenied, PolicyFailed, evaluate
+from ..reading import NotClassified
+from ..trace import Trace
+from .application import CannotApply, apply_guarded
+from .changes import Addition, additions_after, remembered_outcome_ids, snapshot, unreadable
+from .readset import read_text
+from .removal import refusal_removal
+
+RECORDER = "breakwater-client-tool-outcome-recorder"
+MAPPER = "breakwater-client-tool-output"
+POLICY_ENGINE = "breakwater-policy-engine"
+PROCESSOR_FAILED = "input processor failed"
+
+
+@frozen
+class Refusal:
+    reason: str
+    processor_id: str
+
+
+@frozen
+class GuardedChain:
+    """Where the chain stopped (``refusal`` None: it passed), the list as the model will see
+    it, the audit events, and what the policies read."""
+
+    list: MessageList
+    refusal: Union[Refusal, None]
+    audit: tuple[AuditEvent, ...]
+    read: str | None
+    record: tuple[Addition, ...]
+
+
+def event(agent: Agent, actor: Actor | None, action: str, decision: str, reason: str, **detail: str) -> AuditEvent:
+    """G15 Audit hygiene: every event carries the actor (or null), resource ``agent:<id>``,
+    decision and reason, and never thrown-error text, evaluator reasons or message text."""
+    return AuditEvent(action, decision, reason, actor, f"agent:{agent.id}", tuple(sorted(detail.items())))
+
+
+def record_outcomes(lst: MessageList) -> frozenset[tuple[str, str, str]] | None:
+    """G4 Recorder: before memory merges anything, the client tool outcome parts of every
+    input message, by message id, toolCallId and state; None when one message holds two
+    outcomes for one toolCallId (the call fails)."""
+    out = set()
+    for m in lst.view(Source.INPUT):
+        seen: set[str] = set()
+        for p in m.parts or ():
+            if isinstance(p, ToolPart) and p.is_client_outcome:
+                if p.tool_call_id in seen:
+                    return None
+                seen.add(p.tool_call_id)
+                out.add((m.id, p.tool_call_id, p.state.value))
+    return frozenset(out)
+
+
+def guarded_chain(
+    agent: Agent,
+    actor: Actor | None,
+    lst: MessageList,
+    stored: tuple[Message, ...],
+    bound: bool,
+    audit: list[AuditEvent],
+    trace: Trace | None = None,
+) -> GuardedChain:
+    """G2 Chain, after RBAC allowed: the first refusal stops it; nothing later runs. Each
+    refusal removes what G13 names before it stops the call."""
+    record: list[Addition] = []
+
+    def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
+        lst = refusal_removal(lst, record, snap, carriers)
+        if trace:
+            trace.stage(f"refusal removal ({pid})", lst, reason)
+        return GuardedChain(lst, Refusal(reason, pid), tuple(audit), None, tuple(record))
+
+    def fail(lst: MessageList, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
+        """G6: exactly one processor error event, reason ``input processor failed``."""
+        audit.append(event(agent, actor, "agent.input.processor", "error", PROCESSOR_FAILED, processor=pid))
+        return stop(lst, PROCESSOR_FAILED, pid, snap, carriers)
+
+    recorded = record_outcomes(lst)
+    if recorded is None:
+        return fail(lst, RECORDER)
+
+    if agent.memory is not None and bound:
+        lst = preparation.input_filter(lst, stored)
+        lst = preparation.load_history(lst, stored)
+        if trace:
+            trace.stage("memory processors", lst)
+    all_carriers = remembered_outcome_ids(lst, recorded)
+
+    for proc in agent.processors:
+        # G5 Invocation: once, on the initial input, receiving every message on the list.
+        before = snapshot(lst)
+        carriers = remembered_outcome_ids(lst, recorded)
+        sources = sources_by_id(lst)
+        received, system = lst.all(), lst.untagged
+        inv = invoke(proc, lst, received, system)
+        lst = inv.list
+        end = inv.ending
+        # G6 Outcome classes.
+        if isinstance(end, (Aborts, TripWires)):
+            return stop(lst, end.reason, proc.id, before, carriers + all_carriers)
+        if isinstance(end, Throws):
+            return fail(lst, proc.id, before, carriers + all_carriers)
+        assert isinstance(end, Returns)
+        try:
+            lst = apply_guarded(lst, end.value, received, sources)
+        except CannotApply:
+            return fail(lst, proc.id, before, carriers + all_carriers)
+        adds = additions_after(before, lst, carriers, proc.id)
+        if unreadable(adds):
+            return fail(lst, proc.id, before, carriers + all_carriers)
+        record.extend(adds)
+        if trace:
+            trace.stage(f"processor {proc.id}", lst, f"{len(adds)} addition(s) recorded")
+            trace.additions.extend(adds)
+
+    try:
+        lst = map_client_outputs(agent, lst, strict=True)
+    except MappingError:
+        return fail(lst, MAPPER, None, all_carriers)
+    if trace:
+        trace.stage("client tool output mapping", lst)
+
+    try:
+        text = read_text(lst, recorded, record)
+    except NotClassified:
+        audit.append(event(agent, actor, "agent.input.policy", "error", "input message content is not classified"))
+        return stop(lst, "input message content is not classified", POLICY_ENGINE, None, all_carriers)
+    if trace:
+        trace.read = text
+    verdict = evaluate(agent.policies, text)
+    if isinstance(verdict, PolicyDenied):
+        audit.append(event(agent, actor, "agent.input.policy", "denied", "policy denied", policy=verdict.policy))
+        g = stop(lst, f"policy '{verdict.policy}' denied the input", POLICY_ENGINE, None, all_carriers)
+        return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
+    if isinstance(verdict, PolicyFailed):
+        audit.append(event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", policy=verdict.policy))
+        g = stop(lst, "policy evaluation failed", POLICY_ENGINE, None, all_carriers)
+        return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
+    audit.append(event(agent, actor, "agent.input.policy", "allowed", "policy allowed"))
+    return GuardedChain(lst, None, tuple(audit), text, tuple(record))

@@ -1,0 +1,97 @@
+"""G9 change detection and the additions record; G8 readable additions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Union
+
+from attrs import frozen
+
+from guardspec.model.messages import Message, Source, SystemMessage
+
+from ..messagelist import MessageList
+from ..reading import clonable_entry, fingerprint, readable_system
+
+Entry = Union[Message, SystemMessage]
+INPUT_ONLY = frozenset({Source.INPUT})
+
+
+@frozen
+class Addition:
+    """One recorded addition: a copy of the entry as it stood after the processor that made
+    it, and whether it is a remembered caller-outcome message moved out of the input."""
+
+    entry: Entry
+    processor_id: str
+    moved: bool = False
+
+
+def prompt_entries(lst: MessageList) -> list[Entry]:
+    """G9: every system message, and every message that is not pure call input."""
+    out: list[Entry] = list(lst.system_all())
+    out.extend(s.message for s in lst.slots if s.sources != INPUT_ONLY)
+    return out
+
+
+def snapshot(lst: MessageList) -> Counter:
+    """G9: the prompt entries counted by fingerprint, before a processor runs."""
+    return Counter(fingerprint(e) for e in prompt_entries(lst))
+
+
+def unmatched(before: Counter, lst: MessageList) -> list[Entry]:
+    """G9: each current prompt entry consumes one matching count; the unmatched ones are the
+    processor's additions."""
+    left = before.copy()
+    out = []
+    for e in prompt_entries(lst):
+        fp = fingerprint(e)
+        if left[fp] > 0:
+            left[fp] -= 1
+        else:
+            out.append(e)
+    return out
+
+
+def remembered_outcome_ids(lst: MessageList, recorded: frozenset[tuple[str, str, str]]) -> tuple[str, ...]:
+    """The remembered messages carrying the caller's client tool outcome: memory+input
+    messages with an outcome part the recorder saw (G4, G9, G13)."""
+    ids = {r[0] for r in recorded}
+    return tuple(
+        s.message.id
+        for s in lst.slots
+        if s.message.id in ids and Source.MEMORY in s.sources and Source.INPUT in s.sources
+    )
+
+
+def moved_out(lst: MessageList, carriers: tuple[str, ...]) -> list[Message]:
+    """G9: a remembered caller-outcome message the processor kept but moved out of the input."""
+    out = []
+    for i in carriers:
+        s = lst.slot_of(i)
+        if s is not None and Source.INPUT not in s.sources:
+            out.append(s.message)
+    return out
+
+
+def additions_after(before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str) -> list[Addition]:
+    """G9: the additions recorded after one processor, moved carriers included even when
+    their fingerprint matches."""
+    adds = [Addition(e, processor_id) for e in unmatched(before, lst)]
+    seen = {a.entry.ref for a in adds}
+    for m in moved_out(lst, carriers):
+        if m.ref in seen:
+            adds = [Addition(a.entry, processor_id, True) if a.entry.ref == m.ref else a for a in adds]
+        else:
+            adds.append(Addition(m, processor_id, True))
+    return adds
+
+
+def unreadable(adds: list[Addition]) -> bool:
+    """G8 Readable additions: a system addition holds text alone in own data properties, and
+    every addition survives structuredClone; otherwise the processor fails (G6)."""
+    for a in adds:
+        if isinstance(a.entry, SystemMessage) and not readable_system(a.entry):
+            return True
+        if not clonable_entry(a.entry):
+            return True
+    return False

@@ -1,0 +1,70 @@
+"""M11 / G11 client tool output mapping (``toModelOutput``) and its cache on the part."""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from guardspec.model.agent import Agent
+from guardspec.model.messages import Role, Source, ToolPart, ToolState
+from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
+
+from . import messagelist as ml
+from .messagelist import MessageList
+
+
+class MappingError(Exception):
+    """A ``toModelOutput`` mapping threw."""
+
+
+def _marked(p: ToolPart) -> bool:
+    md = p.provider_metadata
+    if isinstance(md, JsObject):
+        m = md.get("mastra")
+        if isinstance(m, JsObject) and (m.has("modelOutput") or m.get("modelOutputComputed") is True):
+            return True
+    return False
+
+
+def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
+    tool = agent.client_tool(p.tool_name)
+    if tool is None or tool.mapping is None or p.state is not ToolState.RESULT or _marked(p):
+        return p
+    kind = tool.mapping.kind
+    if kind == "throws":
+        raise MappingError(p.tool_call_id)
+    md = p.provider_metadata if isinstance(p.provider_metadata, JsObject) else JsObject()
+    old = md.get("mastra")
+    mastra = old if isinstance(old, JsObject) else JsObject()
+    mastra = mastra.set("modelOutputComputed", True)
+    if kind == "text":
+        mastra = mastra.set("modelOutput", obj(type="text", value=tool.mapping.prefix + to_json_text(p.result)))
+    return evolve(p, provider_metadata=md.set("mastra", mastra))
+
+
+def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageList:
+    """M11 Client tool output: for each result part of an assistant message in the ``input``
+    set whose tool is a client tool with a mapping and which carries no cached output, the
+    mapping runs once and its output is cached on the part, in place.
+
+    G11: under the guard (``strict``) a mapping error fails the call (``MappingError``); raw
+    Mastra logs it and sends the raw result. A message a processor moved out of the input is
+    not walked, so it gets no new mapping."""
+    for m in lst.view(Source.INPUT):
+        if m.role is not Role.ASSISTANT:
+            continue
+        parts = []
+        for p in m.parts or ():
+            if isinstance(p, ToolPart):
+                try:
+                    p = _mapped(agent, p)
+                except MappingError:
+                    if strict:
+                        raise
+            parts.append(p)
+        parts_t = tuple(parts)
+        if parts_t != m.parts:
+            lst = ml.replace_message(lst, evolve(m, parts=parts_t))
+    return lst
+
+
+__all__ = ["map_client_outputs", "MappingError", "UNDEFINED"]

@@ -1,0 +1,264 @@
+"""One call, end to end, in guarded or raw mode, on any loop; and a sequence of calls.
+
+``run(scenario, mode)`` is a pure function of the scenario (SPEC §0): it returns the
+observation (§O). ``run_thread`` threads the stored threads through a sequence of calls.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from attrs import evolve, frozen
+
+from guardspec.model.agent import ThreadStore
+from guardspec.model.messages import Source
+from guardspec.model.observation import (
+    Answered,
+    AuditEvent,
+    Failed,
+    ListMessage,
+    ListView,
+    Observation,
+    Refused,
+)
+from guardspec.model.messages import SOURCE_ORDER
+from guardspec.model.scenario import Loop, Mode, Scenario
+
+from . import finish, preparation
+from .guard.chain import event, guarded_chain
+from .guard.construction import caller_input_error, construction_error
+from .mapping import map_client_outputs
+from .messagelist import MastraError, MessageList, drain_unsaved
+from .model_step import model_step
+from .policies import rbac_denial
+from .raw_runner import Failure, Tripwire, run_raw_chain
+from .trace import Trace
+
+
+@frozen
+class Run:
+    """An observation and the stored threads after the call."""
+
+    observation: Observation
+    threads: ThreadStore
+
+
+def list_view(lst: MessageList) -> ListView:
+    """§O ``list``: the final message list by source, and the system buckets."""
+    return ListView(
+        messages=tuple(
+            ListMessage(evolve(s.message, ref=0), tuple(x for x in SOURCE_ORDER if x in s.sources)) for s in lst.slots
+        ),
+        untagged=tuple(evolve(m, ref=0) for m in lst.untagged),
+        tagged=tuple((t, tuple(evolve(m, ref=0) for m in b)) for t, b in lst.tagged),
+    )
+
+
+def _bound(scenario: Scenario) -> tuple[str, str] | None:
+    b = scenario.call.memory
+    if b is None or scenario.agent.memory is None:
+        return None
+    return b.thread, b.resource
+
+
+def _stored_view(threads: ThreadStore, scenario: Scenario) -> tuple:
+    b = scenario.call.memory
+    if b is None:
+        return None, None
+    t = threads.get(b.thread)
+    return (t.messages, t.title) if t else ((), "")
+
+
+def _observe(scenario: Scenario, threads: ThreadStore, **kw) -> Run:
+    stored, title = _stored_view(threads, scenario)
+    return Run(Observation(stored=stored, title=title, **kw), threads)
+
+
+def run(scenario: Scenario, mode: Mode | str = Mode.GUARDED, trace: Trace | None = None) -> Observation:
+    """Run one call and return its observation (§O)."""
+    return run_call(scenario, Mode(mode), trace).observation
+
+
+def run_call(scenario: Scenario, mode: Mode, trace: Trace | None = None) -> Run:
+    if mode is Mode.RAW:
+        return _run_raw(scenario, trace)
+    return _run_guarded(scenario, trace)
+
+
+def _prepare(scenario: Scenario, threads: ThreadStore) -> tuple[MessageList, ThreadStore]:
+    """M7: the list, and the bound thread fetched or created before any processor runs."""
+    lst = preparation.new_list(scenario.agent, scenario.call)
+    bound = _bound(scenario)
+    if bound:
+        threads = finish.ensure_thread(threads, *bound)
+    return lst, threads
+
+
+def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None):
+    """M12 then M13: the model step, saving, the title (raw only) and the result."""
+    lst, sent = model_step(lst, scenario.call.reply)
+    if trace:
+        trace.stage("model step", lst)
+    bound = _bound(scenario)
+    if bound:
+        threads = finish.save(threads, *bound, lst)
+        if titles and scenario.agent.memory.generate_title:
+            threads = finish.entitle(threads, *bound, lst)
+    return lst, sent, threads
+
+
+def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
+    """M9/M10: the raw standard and durable loops."""
+    agent, call = scenario.agent, scenario.call
+    threads = scenario.threads
+    try:
+        lst, threads = _prepare(scenario, threads)
+    except MastraError as e:
+        return _observe(scenario, threads, outcome=Failed(str(e)))
+    bound = _bound(scenario)
+    stored = preparation.stored_messages(threads, bound[0]) if bound else ()
+    if trace:
+        trace.stage("preparation", lst)
+    if agent.memory is not None and bound:
+        lst = preparation.input_filter(lst, stored)
+        lst = preparation.load_history(lst, stored)
+        if trace:
+            trace.stage("memory processors", lst)
+    received, system = preparation.received_first(agent, lst)
+    chain = run_raw_chain(agent, call.actor, lst, received, system)
+    lst = chain.list
+    if trace:
+        trace.stage("application processors (raw)", lst, repr(chain.stop) if chain.stop else "")
+    durable = call.loop is Loop.DURABLE
+    stop = chain.stop
+
+    if isinstance(stop, Tripwire):
+        outcome = Refused(stop.reason, stop.processor_id)
+        if durable:
+            # M10: finalisation still saves the input and response messages and titles the thread.
+            if bound:
+                threads = finish.save(threads, *bound, lst)
+                if agent.memory.generate_title:
+                    threads = finish.entitle(threads, *bound, lst)
+            lst = drain_unsaved(lst)
+            return _observe(scenario, threads, outcome=outcome, list=list_view(lst))
+        # M9: no model call, nothing saved, no title; the result carries the tripwire.
+        return _observe(scenario, threads, outcome=outcome, result=finish.result(lst, "", "other"), list=list_view(lst))
+    if isinstance(stop, Failure) and not durable:
+        # M9: generate/stream reject; nothing saved.
+        err = "AGENT_GENERATE_FAILED" if call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED"
+        return _observe(scenario, threads, outcome=Failed(err), list=list_view(lst))
+    # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
+    lst = map_client_outputs(agent, lst, strict=False)
+    lst, sent, threads = _answer(scenario, lst, threads, True, trace)
+    if durable:
+        lst = drain_unsaved(lst)
+        return _observe(scenario, threads, outcome=Answered(), prompts=(sent,), list=list_view(lst))
+    return _observe(
+        scenario,
+        threads,
+        outcome=Answered(),
+        prompts=(sent,),
+        result=finish.result(lst, call.reply, "stop"),
+        list=list_view(lst),
+    )
+
+
+def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
+    """G0-G15 over M: one guarded call."""
+    agent, call = scenario.agent, scenario.call
+    threads = scenario.threads
+    err = construction_error(agent) or caller_input_error(call.messages)
+    if err:
+        return _observe(scenario, threads, outcome=Failed(err))
+    audit: list[AuditEvent] = []
+    denial = rbac_denial(agent, call.actor)
+    # G3: one agent.input.authorize event per decision.
+    audit.append(
+        event(agent, call.actor, "agent.input.authorize", "denied" if denial else "allowed", denial or "authorized")
+    )
+    durable = call.loop is Loop.DURABLE
+    if denial and not durable:
+        # G2: on generate/stream RBAC runs before Mastra and a denial throws.
+        return _observe(
+            scenario,
+            threads,
+            outcome=Refused(denial, "breakwater-rbac", f"GuardedAgent authorization denied: {denial}"),
+            audit=tuple(audit),
+        )
+    try:
+        lst, threads = _prepare(scenario, threads)
+    except MastraError as e:
+        return _observe(scenario, threads, outcome=Failed(str(e)), audit=tuple(audit))
+    if trace:
+        trace.stage("preparation", lst)
+    bound = _bound(scenario)
+    stored = preparation.stored_messages(threads, bound[0]) if bound else ()
+
+    if denial:
+        # G2: on durable RBAC is a tripwire from breakwater-rbac; G13 removes the input.
+        from .guard.removal import refusal_removal
+
+        lst = refusal_removal(lst, (), None, ())
+        lst = drain_unsaved(lst)
+        return _observe(
+            scenario,
+            threads,
+            outcome=Refused(denial, "breakwater-rbac"),
+            audit=tuple(audit),
+            list=list_view(lst),
+        )
+
+    chain = guarded_chain(agent, call.actor, lst, stored, bound is not None, audit, trace)
+    lst = chain.list
+    if chain.refusal is not None:
+        # G14 Consequences: nothing G13 removed is saved or titled; the result omits it.
+        outcome = Refused(chain.refusal.reason, chain.refusal.processor_id)
+        if durable:
+            if bound:
+                threads = finish.save(threads, *bound, lst)
+            lst = drain_unsaved(lst)
+            return _observe(scenario, threads, outcome=outcome, audit=chain.audit, list=list_view(lst), read=chain.read)
+        return _observe(
+            scenario,
+            threads,
+            outcome=outcome,
+            audit=chain.audit,
+            result=finish.result(lst, "", "other"),
+            list=list_view(lst),
+            read=chain.read,
+        )
+    lst, sent, threads = _answer(scenario, lst, threads, False, trace)
+    if durable:
+        lst = drain_unsaved(lst)
+        return _observe(
+            scenario, threads, outcome=Answered(), audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read
+        )
+    return _observe(
+        scenario,
+        threads,
+        outcome=Answered(),
+        audit=chain.audit,
+        prompts=(sent,),
+        result=finish.result(lst, call.reply, "stop"),
+        list=list_view(lst),
+        read=chain.read,
+    )
+
+
+def run_thread(scenarios: Iterable[Scenario], mode: Mode | str = Mode.GUARDED) -> list[tuple[Scenario, Observation]]:
+    """A sequence of calls over shared stored threads: each call starts from the threads the
+    previous one left (the first call's ``threads`` seed them; later scenarios' own ``threads``
+    are ignored)."""
+    out = []
+    threads: ThreadStore | None = None
+    for sc in scenarios:
+        if threads is not None:
+            sc = evolve(sc, threads=threads)
+        r = run_call(sc, Mode(mode))
+        threads = r.threads
+        out.append((sc, r.observation))
+    return out
+
+
+__all__ = ["run", "run_call", "run_thread", "Run", "list_view", "Source"]

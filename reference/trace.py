@@ -1,0 +1,26 @@
+"""A run's trace for ``guardspec explain``: the list after each stage."""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from .messagelist import MessageList
+
+
+@frozen
+class Stage:
+    name: str
+    list: MessageList
+    note: str = ""
+
+
+class Trace:
+    """Collects stages when asked to; ``None`` is passed where no trace is wanted."""
+
+    def __init__(self) -> None:
+        self.stages: list[Stage] = []
+        self.additions: list = []
+        self.read: str | None = None
+
+    def stage(self, name: str, lst: MessageList, note: str = "") -> None:
+        self.stages.append(Stage(name, lst, note))
