@@ -148,6 +148,9 @@ def clonable(value: Any) -> bool:
     return True
 
 
+_UNDEFINED_KEY = ("undefined",)
+
+
 def fingerprint_value(value: Any) -> Any:
     """G9: a hashable key for a value inside a fingerprint.
 
@@ -156,8 +159,10 @@ def fingerprint_value(value: Any) -> Any:
     kept apart (``True`` is not ``1``). The prototype is not part of the key: the fingerprint
     compares own properties.
     """
-    if value is None or value is UNDEFINED:
-        return value
+    if value is None:
+        return None
+    if value is UNDEFINED:
+        return _UNDEFINED_KEY
     if isinstance(value, bool):
         return ("b", value)
     if isinstance(value, (int, float)):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from attrs import evolve, frozen
+from attrs import frozen
+from guardspec.model.fast import evolve
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart
 from guardspec.model.processors import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attrs import evolve
+from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Role, Source, ToolPart, ToolState

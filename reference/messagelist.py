@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from attrs import evolve, frozen
+from attrs import frozen
+from guardspec.model.fast import evolve
 
 from guardspec.model.messages import (
     SOURCE_ORDER,
@@ -395,7 +396,8 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
     if source is not Source.MEMORY:
         entry = _stamp(entry, lst.clock)
     wm = entry.created_at if lst.watermark is None else max(lst.watermark, entry.created_at)
-    lst = evolve(lst, watermark=wm)
+    if wm != lst.watermark:
+        lst = evolve(lst, watermark=wm)
 
     # 4. replacement lookup
     at = next((i for i, s in enumerate(lst.slots) if s.message.id == entry.id), None)

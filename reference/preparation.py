@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import evolve
+from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import TOOL_RANK, Message, Role, Source, SystemMessage, ToolPart

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from attrs import evolve, frozen
+from attrs import frozen
+from guardspec.model.fast import evolve
 
 from guardspec.model.agent import ThreadStore
 from guardspec.model.messages import Source

@@ -19,7 +19,7 @@ from ..policies import PolicyDenied, PolicyFailed, evaluate
 from ..reading import NotClassified
 from ..trace import Trace
 from .application import CannotApply, apply_guarded
-from .changes import Addition, additions_after, remembered_outcome_ids, snapshot, unreadable
+from .changes import Addition, Fingerprints, additions_after, remembered_outcome_ids, snapshot, unreadable
 from .readset import read_text
 from .removal import refusal_removal
 
@@ -81,6 +81,7 @@ def guarded_chain(
     """G2 Chain, after RBAC allowed: the first refusal stops it; nothing later runs. Each
     refusal removes what G13 names before it stops the call."""
     record: list[Addition] = []
+    fps = Fingerprints()
 
     def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
         lst = refusal_removal(lst, record, snap, carriers)
@@ -106,7 +107,7 @@ def guarded_chain(
 
     for proc in agent.processors:
         # G5 Invocation: once, on the initial input, receiving every message on the list.
-        before = snapshot(lst)
+        before = snapshot(lst, fps)
         carriers = remembered_outcome_ids(lst, recorded)
         sources = sources_by_id(lst)
         received, system = lst.all(), lst.untagged
@@ -123,7 +124,7 @@ def guarded_chain(
             lst = apply_guarded(lst, end.value, received, sources)
         except CannotApply:
             return fail(lst, proc.id, before, carriers + all_carriers)
-        adds = additions_after(before, lst, carriers, proc.id)
+        adds = additions_after(before, lst, carriers, proc.id, fps)
         if unreadable(adds):
             return fail(lst, proc.id, before, carriers + all_carriers)
         record.extend(adds)

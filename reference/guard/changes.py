@@ -33,20 +33,39 @@ def prompt_entries(lst: MessageList) -> list[Entry]:
     return out
 
 
-def snapshot(lst: MessageList) -> Counter:
+class Fingerprints:
+    """G9 fingerprints, computed once per entry object during one call (entries are
+    immutable values, so an object's fingerprint never changes; the memo keeps each entry
+    alive so that ``id`` stays unique)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Entry, tuple]] = {}
+
+    def __call__(self, e: Entry) -> tuple:
+        hit = self._memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        fp = fingerprint(e)
+        self._memo[id(e)] = (e, fp)
+        return fp
+
+
+def snapshot(lst: MessageList, fp: Fingerprints | None = None) -> Counter:
     """G9: the prompt entries counted by fingerprint, before a processor runs."""
-    return Counter(fingerprint(e) for e in prompt_entries(lst))
+    f = fp or fingerprint
+    return Counter(f(e) for e in prompt_entries(lst))
 
 
-def unmatched(before: Counter, lst: MessageList) -> list[Entry]:
+def unmatched(before: Counter, lst: MessageList, fp: Fingerprints | None = None) -> list[Entry]:
     """G9: each current prompt entry consumes one matching count; the unmatched ones are the
     processor's additions."""
+    f = fp or fingerprint
     left = before.copy()
     out = []
     for e in prompt_entries(lst):
-        fp = fingerprint(e)
-        if left[fp] > 0:
-            left[fp] -= 1
+        fp_ = f(e)
+        if left[fp_] > 0:
+            left[fp_] -= 1
         else:
             out.append(e)
     return out
@@ -73,10 +92,12 @@ def moved_out(lst: MessageList, carriers: tuple[str, ...]) -> list[Message]:
     return out
 
 
-def additions_after(before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str) -> list[Addition]:
+def additions_after(
+    before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str, fp: Fingerprints | None = None
+) -> list[Addition]:
     """G9: the additions recorded after one processor, moved carriers included even when
     their fingerprint matches."""
-    adds = [Addition(e, processor_id) for e in unmatched(before, lst)]
+    adds = [Addition(e, processor_id) for e in unmatched(before, lst, fp)]
     seen = {a.entry.ref for a in adds}
     for m in moved_out(lst, carriers):
         if m.ref in seen:

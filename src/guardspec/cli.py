@@ -1,0 +1,204 @@
+"""The ``guardspec`` command line: thin wrappers that decode, call the reference, encode.
+
+Bad input (a malformed scenario or argument) prints ``error: <JSON path>: <what was expected>``
+on stderr and exits with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from guardspec.model.fast import evolve
+from rich.console import Console
+from rich.table import Table
+
+from guardspec.model import codec
+from guardspec.model.scenario import Loop, Mode, Scenario
+
+EXIT_BAD_INPUT = 2
+
+
+def bad_input(message: str) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def read_scenario(path: str, loop: str | None = None) -> Scenario:
+    """Load a scenario file; bad input exits 2 with the JSON path and what was expected."""
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        bad_input(f"{path}: cannot read ({e.strerror})")
+    try:
+        scenario = codec.load_scenario(text)
+    except codec.FormatError as e:
+        bad_input(f"{path}: {e.path}: {e.expected}")
+    if loop:
+        scenario = evolve(scenario, call=evolve(scenario.call, loop=Loop(loop)))
+    return scenario
+
+
+MODE = click.Choice([m.value for m in Mode])
+LOOP = click.Choice([l.value for l in Loop])
+
+
+@click.group()
+@click.version_option(package_name="guardspec")
+def main() -> None:
+    """guardspec: an executable model of the guarded input processor contract."""
+
+
+@main.command("run")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--mode", type=MODE, default="guarded", show_default=True)
+@click.option("--loop", type=LOOP, default=None, help="Override the scenario's loop.")
+def run_cmd(scenario: str, mode: str, loop: str | None) -> None:
+    """Run one call and print its observation as JSON."""
+    from guardspec.reference import run
+
+    sc = read_scenario(scenario, loop)
+    click.echo(json.dumps(codec.observation_to_json(run(sc, Mode(mode))), indent=2, ensure_ascii=False))
+
+
+@main.command("explain")
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--mode", type=MODE, default="guarded", show_default=True)
+@click.option("--loop", type=LOOP, default=None, help="Override the scenario's loop.")
+def explain_cmd(scenario: str, mode: str, loop: str | None) -> None:
+    """Print a readable trace: the list after each stage, additions, what was read, outcome."""
+    from .explain import print_explain
+
+    print_explain(read_scenario(scenario, loop), Mode(mode))
+
+
+def examples_section(root: Path, console: Console) -> bool:
+    """The examples: each expected observation against the reference."""
+    from .examples import check, example_paths, load_example
+
+    table = Table(title=f"examples ({root})")
+    for col in ("example", "clauses", "mode", "loop", "agrees"):
+        table.add_column(col)
+    ok = True
+    paths = example_paths(root)
+    if not paths:
+        console.print(f"[red]no examples under {root}[/red]")
+        return False
+    for p in paths:
+        try:
+            ex = load_example(p)
+        except codec.FormatError as e:
+            table.add_row(p.stem, "", "", "", f"[red]bad input: {e.path}: {e.expected}[/red]")
+            ok = False
+            continue
+        for mode, mismatches in check(ex).items():
+            agrees = not mismatches
+            ok &= agrees
+            table.add_row(
+                p.stem,
+                " ".join(ex.scenario.clauses),
+                mode,
+                ex.scenario.call.loop.value,
+                "yes" if agrees else "[red]NO: " + "; ".join(mismatches)[:200] + "[/red]",
+            )
+    console.print(table)
+    return ok
+
+
+def _sections() -> list[tuple[str, Any]]:
+    """verify's sections; later issues add theirs here."""
+    out: list[tuple[str, Any]] = []
+    try:
+        from .commands import properties_cmds
+
+        if hasattr(properties_cmds, "verify_section"):
+            out.append(("properties", properties_cmds.verify_section))
+    except ImportError:
+        pass
+    try:
+        from .commands import mastra_cmds
+
+        if hasattr(mastra_cmds, "verify_section"):
+            out.append(("real Mastra", mastra_cmds.verify_section))
+    except ImportError:
+        pass
+    return out
+
+
+@main.command("verify")
+@click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
+def verify_cmd(examples_dir: str) -> None:
+    """The main job: every example against the reference, then every other section."""
+    console = Console()
+    root = Path(examples_dir)
+    if not root.is_dir():
+        bad_input(f"{examples_dir}: no such folder of examples")
+    results = [("examples", examples_section(root, console))]
+    for name, section in _sections():
+        console.rule(name)
+        results.append((name, bool(section(console))))
+    summary = Table(title="verify")
+    summary.add_column("section")
+    summary.add_column("result")
+    for name, ok in results:
+        summary.add_row(name, "[green]pass[/green]" if ok else "[red]FAIL[/red]")
+    console.print(summary)
+    sys.exit(0 if all(ok for _, ok in results) else 1)
+
+
+@main.command("bench")
+@click.option("--seconds", type=float, default=1.0, show_default=True, help="Time per measurement.")
+@click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
+def bench_cmd(seconds: float, examples_dir: str) -> None:
+    """Interpreter calls per second on the examples and on generated scenarios."""
+    from .bench import example_scenarios, interpreter_rows
+
+    console = Console()
+    root = Path(examples_dir)
+    examples = example_scenarios(root) if root.is_dir() else []
+    table = Table(title="interpreter speed (one core, measured in this run)")
+    for col in ("inputs", "mode", "calls/s"):
+        table.add_column(col)
+    rows = interpreter_rows(examples, seconds)
+    for name, mode, r in rows:
+        table.add_row(name, mode, f"{r:,.0f}")
+    console.print(table)
+    guarded = {n: r for n, m, r in rows if m == "guarded"}
+    raw = {n: r for n, m, r in rows if m == "raw"}
+    for n in guarded:
+        console.print(f"{n}: guarded/raw speed ratio {guarded[n] / raw[n]:.2f}")
+    try:
+        from .commands import mastra_cmds
+
+        if hasattr(mastra_cmds, "bench_section"):
+            mastra_cmds.bench_section(console, seconds)
+    except ImportError:
+        pass
+    try:
+        from .commands import properties_cmds
+
+        if hasattr(properties_cmds, "bench_section"):
+            properties_cmds.bench_section(console, seconds)
+    except ImportError:
+        pass
+
+
+def _register_optional() -> None:
+    """Commands contributed by later issues' modules."""
+    for mod in ("properties_cmds", "mastra_cmds"):
+        try:
+            m = __import__(f"guardspec.commands.{mod}", fromlist=["COMMANDS"])
+        except ImportError:
+            continue
+        for cmd in getattr(m, "COMMANDS", ()):
+            main.add_command(cmd)
+
+
+_register_optional()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,1 @@
+"""Command groups contributed to the guardspec CLI, one module per concern."""
