@@ -42,7 +42,7 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
 
 
 def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageList:
-    """M11 Client tool output: for each result part of an assistant message in the ``input``
+    """M11, G11 Client tool output mapping: for each result part of an assistant message in the ``input``
     set whose tool is a client tool with a mapping and which carries no cached output, the
     mapping runs once and its output is cached on the part, in place.
 

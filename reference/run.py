@@ -109,7 +109,8 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
 
 
 def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
-    """M9/M10: the raw standard and durable loops."""
+    """M9 Raw standard loop, M10 Raw durable loop: the application processors handed
+    straight to Mastra."""
     agent, call = scenario.agent, scenario.call
     threads = scenario.threads
     try:
@@ -166,7 +167,11 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
 
 
 def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
-    """G0-G15 over M: one guarded call."""
+    """G2 Chain per loop, G14 Consequences: one guarded call, G over M.
+
+    G0 and G1 are checked before anything runs; RBAC (G3) throws before Mastra on
+    generate/stream and is a tripwire on durable; the rest of the chain is ``guarded_chain``;
+    a refused call keeps nothing G13 removed and generates no title."""
     agent, call = scenario.agent, scenario.call
     threads = scenario.threads
     err = construction_error(agent) or caller_input_error(call.messages)

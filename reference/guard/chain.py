@@ -78,8 +78,10 @@ def guarded_chain(
     audit: list[AuditEvent],
     trace: Trace | None = None,
 ) -> GuardedChain:
-    """G2 Chain, after RBAC allowed: the first refusal stops it; nothing later runs. Each
-    refusal removes what G13 names before it stops the call."""
+    """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
+    processor once on the whole list (G5) with its outcome classified (G6), mapping (G11),
+    policies (G12). The first refusal stops it; nothing later runs. Each refusal removes what
+    G13 names before it stops the call."""
     record: list[Addition] = []
     fps = Fingerprints()
 

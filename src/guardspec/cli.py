@@ -186,6 +186,26 @@ def bench_cmd(seconds: float, examples_dir: str) -> None:
         pass
 
 
+@main.command("clauses")
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True)
+@click.option("--write", is_flag=True, help="Rewrite the table in README.md in place.")
+def clauses_cmd(root: str, write: bool) -> None:
+    """Print the clause table: clause → implementation → tests → properties → examples."""
+    from . import traceability as tr
+
+    text = tr.table(Path(root))
+    if not write:
+        click.echo(text)
+        return
+    readme = Path(root) / "README.md"
+    old = readme.read_text()
+    if tr.readme_table(old) is None:
+        bad_input(f"{readme}: no clause-table markers")
+    head, rest = old.split(tr.BEGIN, 1)
+    tail = rest.split(tr.END, 1)[1]
+    readme.write_text(f"{head}{tr.BEGIN}\n{text}\n{tr.END}{tail}")
+
+
 def _register_optional() -> None:
     """Commands contributed by later issues' modules."""
     for mod in ("properties_cmds", "mastra_cmds"):
