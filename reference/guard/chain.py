@@ -19,7 +19,7 @@ from ..policies import PolicyDenied, PolicyFailed, evaluate
 from ..reading import NotClassified
 from ..trace import Trace
 from .application import CannotApply, apply_guarded
-from .changes import Addition, Fingerprints, additions_after, remembered_outcome_ids, snapshot, unreadable
+from .changes import Addition, Fingerprints, additions_after, all_entries, remembered_outcome_ids, snapshot, unmatched, unreadable
 from .readset import read_text
 from .removal import refusal_removal
 
@@ -110,6 +110,7 @@ def guarded_chain(
     for proc in agent.processors:
         # G5 Invocation: once, on the initial input, receiving every message on the list.
         before = snapshot(lst, fps)
+        before_all = snapshot(lst, fps, all_entries)
         carriers = remembered_outcome_ids(lst, recorded)
         sources = sources_by_id(lst)
         received, system = lst.all(), lst.untagged
@@ -127,7 +128,7 @@ def guarded_chain(
         except CannotApply:
             return fail(lst, proc.id, before, carriers + all_carriers)
         adds = additions_after(before, lst, carriers, proc.id, fps)
-        if unreadable(adds):
+        if unreadable(unmatched(before_all, lst, fps, all_entries)):
             return fail(lst, proc.id, before, carriers + all_carriers)
         record.extend(adds)
         if trace:

@@ -50,19 +50,24 @@ class Fingerprints:
         return fp
 
 
-def snapshot(lst: MessageList, fp: Fingerprints | None = None) -> Counter:
+def all_entries(lst: MessageList) -> list[Entry]:
+    """Every entry on the list, pure call input included (what G8 checks)."""
+    return list(lst.system_all()) + [s.message for s in lst.slots]
+
+
+def snapshot(lst: MessageList, fp: Fingerprints | None = None, entries=prompt_entries) -> Counter:
     """G9: the prompt entries counted by fingerprint, before a processor runs."""
     f = fp or fingerprint
-    return Counter(f(e) for e in prompt_entries(lst))
+    return Counter(f(e) for e in entries(lst))
 
 
-def unmatched(before: Counter, lst: MessageList, fp: Fingerprints | None = None) -> list[Entry]:
+def unmatched(before: Counter, lst: MessageList, fp: Fingerprints | None = None, entries=prompt_entries) -> list[Entry]:
     """G9: each current prompt entry consumes one matching count; the unmatched ones are the
     processor's additions."""
     f = fp or fingerprint
     left = before.copy()
     out = []
-    for e in prompt_entries(lst):
+    for e in entries(lst):
         fp_ = f(e)
         if left[fp_] > 0:
             left[fp_] -= 1
@@ -107,12 +112,13 @@ def additions_after(
     return adds
 
 
-def unreadable(adds: list[Addition]) -> bool:
-    """G8 Readable additions: a system addition holds text alone in own data properties, and
-    every addition survives structuredClone; otherwise the processor fails (G6)."""
-    for a in adds:
-        if isinstance(a.entry, SystemMessage) and not readable_system(a.entry):
+def unreadable(changed: list[Entry]) -> bool:
+    """G8 Readable additions: a system message a processor adds or changes holds text alone in
+    own data properties, and everything it adds or changes (pure call input included)
+    survives structuredClone; otherwise the processor fails (G6)."""
+    for e in changed:
+        if isinstance(e, SystemMessage) and not readable_system(e):
             return True
-        if not clonable_entry(a.entry):
+        if not clonable_entry(e):
             return True
     return False
