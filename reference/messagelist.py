@@ -431,7 +431,8 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
     if existing is not None:
         if equal:
             if existing.message.ref == entry.ref:
-                slots[at] = Slot(existing.message, _push(existing.sources, source))
+                # the same object: its parts were stamped in place (§b)
+                slots[at] = Slot(entry, _push(existing.sources, source))
                 return evolve(lst, slots=tuple(slots))
             # an equal copy joins the source set without entering the array (§a): only the
             # id-based checker sees it

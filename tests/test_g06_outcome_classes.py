@@ -1,0 +1,76 @@
+"""G6 Outcome classes (S4): return, own abort or TripWire, and everything else."""
+
+import pytest
+
+from guardspec.model.agent import Allow
+from guardspec.model.messages import user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import (
+    Abort,
+    AbortFinallyThrow,
+    AbortThenThrow,
+    ArrayOf,
+    EditText,
+    OtherList,
+    Primitive,
+    Processor,
+    Return,
+    Throw,
+    ThrowTripWire,
+)
+from guardspec.model.scenario import Mode
+from guardspec.reference import run
+
+from conftest import LOOPS, events, prompt_lines, scenario
+
+
+def _run(end, loop=None, **kw):
+    extra = {"loop": loop} if loop else {}
+    return run(scenario(user("u1", "hi", 10), processors=(Processor("proc", end=end),), policies=(Allow("all"),), **extra, **kw), Mode.GUARDED)
+
+
+def test_g6_normal_return_is_applied():
+    obs = _run(Return(ArrayOf(edits=(EditText("u1", "hi, edited"),))))
+    assert isinstance(obs.outcome, Answered)
+    assert "user: hi, edited" in prompt_lines(obs)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g6_own_abort_refuses_with_its_reason_and_no_processor_event(loop):
+    obs = _run(Abort("not allowed here"), loop)
+    assert obs.outcome == Refused("not allowed here", "proc")
+    assert events(obs, "agent.input.processor") == []
+    assert events(obs, "agent.input.policy") == []
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g6_thrown_tripwire_refuses_with_its_reason_and_no_processor_event(loop):
+    obs = _run(ThrowTripWire("tripped"), loop)
+    assert isinstance(obs.outcome, Refused)
+    assert obs.outcome.reason == "tripped"
+    assert events(obs, "agent.input.processor") == []
+
+
+FAILURES = [
+    Throw("boom"),
+    AbortThenThrow("aborted", "then thrown"),
+    AbortFinallyThrow("aborted", "finally thrown"),
+    Return(OtherList()),
+    Return(Primitive(1)),
+]
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("end", FAILURES)
+def test_g6_other_throw_or_unappliable_value_is_refused_as_processor_failure(end, loop):
+    obs = _run(end, loop)
+    assert obs.outcome == Refused("input processor failed", "proc")
+    (e,) = events(obs, "agent.input.processor")
+    assert (e.decision, e.reason, dict(e.detail)) == ("error", "input processor failed", {"processor": "proc"})
+
+
+@pytest.mark.parametrize("end", FAILURES)
+def test_g6_failure_has_no_policy_event_and_no_model_call(end):
+    obs = _run(end)
+    assert events(obs, "agent.input.policy") == []
+    assert obs.prompts == ()

@@ -1,0 +1,135 @@
+"""G7 Application (S2, S3): how the guard applies a processor's return value."""
+
+import math
+
+import pytest
+
+from guardspec.model.messages import Message, Role, SystemMessage, TextPart, assistant, user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import (
+    MISSING,
+    AddMessages,
+    ArrayOf,
+    EditText,
+    ObjectOf,
+    OtherList,
+    Primitive,
+    Processor,
+    Return,
+    SameList,
+    SetRole,
+)
+from guardspec.model.scenario import Mode
+from guardspec.model.values import UNDEFINED
+from guardspec.reference import run
+
+from conftest import list_message, list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
+
+FAILED = Refused("input processor failed", "p")
+BASE_PROMPT = ["system: You are a guarded agent.", "user: old", "user: hi"]
+
+
+def _run(value, steps=(), *messages, **kw):
+    msgs = messages or (user("u1", "hi", 30),)
+    kw.setdefault("threads", stored(user("h1", "old", 10)))
+    return run(scenario(*msgs, processors=(Processor("p", steps=steps, end=Return(value)),), **kw), Mode.GUARDED)
+
+
+@pytest.mark.parametrize("v", [UNDEFINED, None, False, 0, 0.0, "", float("nan")], ids=repr)
+def test_g7_falsy_return_changes_nothing(v):
+    obs = _run(Primitive(v))
+    assert isinstance(obs.outcome, Answered)
+    assert prompt_lines(obs) == BASE_PROMPT
+
+
+def test_g7_same_list_changes_nothing_more_than_in_place_work():
+    obs = _run(SameList(), (AddMessages((user("n1", "added", 40),)),))
+    assert isinstance(obs.outcome, Answered)
+    assert prompt_lines(obs) == BASE_PROMPT + ["user: added"]
+
+
+@pytest.mark.parametrize("value", [OtherList(), Primitive(1), Primitive("x"), Primitive(True), Primitive(float("inf"))], ids=repr)
+def test_g7_different_list_or_truthy_non_object_cannot_be_applied(value):
+    assert _run(value).outcome == FAILED
+
+
+def test_g7_array_missing_a_received_id_removes_it():
+    obs = _run(ArrayOf(drop=("h1",)))
+    assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
+
+
+def test_g7_object_replaces_the_system_bucket_first_then_applies_messages():
+    value = ObjectOf(messages=ArrayOf(append=(SystemMessage("FROM ARRAY"),)), system_messages=(SystemMessage("REPLACED"),))
+    obs = _run(value)
+    assert isinstance(obs.outcome, Answered)
+    assert [s.content for s in obs.list.untagged] == ["REPLACED", "FROM ARRAY"]
+
+
+def test_g7_object_of_any_prototype_is_applied():
+    obs = _run(ObjectOf(messages=ArrayOf(drop=("h1",)), system_messages="received", proto="Result"))
+    assert isinstance(obs.outcome, Answered)
+    assert "h1" not in list_sources(obs)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        ObjectOf(messages=ArrayOf(), system_messages=MISSING),
+        ObjectOf(messages=MISSING, system_messages="received"),
+        ObjectOf(messages=5, system_messages="received"),
+        ObjectOf(messages=ArrayOf(), system_messages=None),
+    ],
+    ids=["no-systemMessages", "no-messages", "messages-not-array", "systemMessages-not-array"],
+)
+def test_g7_object_without_array_messages_and_system_messages_cannot_be_applied(value):
+    assert _run(value).outcome == FAILED
+
+
+def test_g7_system_role_entry_becomes_system_text_and_its_id_stays():
+    obs = _run(ArrayOf(edits=(SetRole("u1", Role.SYSTEM),)))
+    assert isinstance(obs.outcome, Answered)
+    assert "hi" in [s.content for s in obs.list.untagged]
+    assert list_sources(obs)["u1"] == {"input"}
+    assert list_message(obs, "u1").role is Role.USER
+
+
+def test_g7_changed_history_is_re_added_under_its_previous_source():
+    obs = _run(ArrayOf(edits=(EditText("h1", "old, rewritten"),)))
+    assert list_sources(obs)["h1"] == {"memory"}
+    assert "user: old, rewritten" in prompt_lines(obs)
+
+
+def test_g7_new_entry_is_added_as_input():
+    obs = _run(ArrayOf(append=(user("n1", "new", 40),)))
+    assert list_sources(obs)["n1"] == {"input"}
+    assert "n1" in [m.id for m in obs.stored]
+
+
+def test_g7_entries_are_re_added_with_merge_off():
+    obs = _run(ArrayOf(append=(assistant("a9", "appended", created_at=50),)), (), assistant("a0", "caller", created_at=30))
+    assert {"a0", "a9"} <= set(list_sources(obs))
+
+
+def test_g7_returned_memory_plus_input_copy_stays_both():
+    """S3: a remembered assistant message with the caller's client tool outcome stays both,
+    so its outcome is saved."""
+    threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    obs = _run(ArrayOf(copy="deep"), (), caller, user("u2", "thanks", 3000), threads=threads)
+    assert isinstance(obs.outcome, Answered)
+    assert list_sources(obs)["a1"] == {"memory", "input"}
+    assert tool_parts(stored_message(obs, "a1"))[0].state.value == "result"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        None,
+        Message("x1", Role.USER, parts=None),
+        user("x2", "elsewhere", 40, thread_id="other-thread"),
+        SystemMessage(UNDEFINED),
+    ],
+    ids=["null", "no-content", "other-thread", "undefined-system-content"],
+)
+def test_g7_entries_mastra_cannot_add_cannot_be_applied(entry):
+    assert _run(ArrayOf(append=(entry,))).outcome == FAILED

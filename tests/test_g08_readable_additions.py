@@ -1,0 +1,99 @@
+"""G8 Readable additions (S7): system additions hold text alone in data properties; every
+addition survives structuredClone."""
+
+import pytest
+
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import AddMessages, AddSystem, EditMessage, EditSystem, Processor
+from guardspec.model.scenario import Mode
+from guardspec.model.values import Accessor, BigInt, JsFunction, JsSymbol, obj
+from guardspec.reference import run
+
+from conftest import events, scenario, stored
+
+FAILED = Refused("input processor failed", "p")
+
+
+def _run(*steps, **kw):
+    kw.setdefault("threads", stored(user("h1", "old", 10)))
+    return run(scenario(user("u1", "hi", 30), processors=(Processor("p", steps=steps),), **kw), Mode.GUARDED)
+
+
+def _failed(obs):
+    assert obs.outcome == FAILED
+    assert len(events(obs, "agent.input.processor")) == 1
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        EditSystem(0, "content", 5),
+        EditSystem(0, "content", obj(text="x")),
+        EditSystem(0, "content", (obj("TextPart", type="text", text="x"),)),
+        EditSystem(0, "content", (obj(type="image", image="x"),)),
+        EditSystem(0, "providerOptions", obj(a=Accessor("g", "v"))),
+        EditSystem(0, "experimental_providerMetadata", obj(a=Accessor("g", "v"))),
+        AddSystem(SystemMessage((TextPart("x", provider_options=obj(a=Accessor("g", "v"))),), experimental_provider_metadata=None)),
+    ],
+    ids=["number", "object", "class-instance-part", "image-part", "options-accessor", "metadata-accessor", "part-options-accessor"],
+)
+def test_g8_system_addition_must_be_text_in_data_properties(step):
+    _failed(_run(step))
+
+
+UNCLONABLE_MESSAGES = [
+    Message("n1", Role.USER, (TextPart("x"),), 40, metadata=obj(f=JsFunction("f"))),
+    Message("n1", Role.USER, (TextPart("x", provider_options=obj(s=JsSymbol("s"))),), 40),
+    Message("n1", Role.USER, (TextPart("x"),), 40, metadata=obj(g=Accessor("g", throws=True))),
+]
+UNCLONABLE_IDS = ["message-function", "part-symbol", "throwing-getter"]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        EditSystem(0, "providerOptions", obj(f=JsFunction("f"))),
+        EditSystem(0, "experimental_providerMetadata", obj(s=JsSymbol("s"))),
+    ],
+    ids=["system-function", "system-symbol"],
+)
+def test_g8_system_change_that_structured_clone_refuses_fails_the_processor(step):
+    _failed(_run(step))
+
+
+@pytest.mark.parametrize("message", UNCLONABLE_MESSAGES, ids=UNCLONABLE_IDS)
+def test_g8_unclonable_context_message_added_fails_the_processor(message):
+    _failed(_run(AddMessages((message,), Source.CONTEXT)))
+
+
+@pytest.mark.parametrize("message", UNCLONABLE_MESSAGES, ids=UNCLONABLE_IDS)
+def test_g8_unclonable_input_message_added_fails_the_processor(message):
+    _failed(_run(AddMessages((message,), Source.INPUT)))
+
+
+def test_g8_unclonable_change_to_a_caller_message_fails_the_processor():
+    _failed(_run(EditMessage("u1", JsFunction("f"))))
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [obj("Point", x=1), BigInt(12), obj(g=Accessor("g", "v")), (1, None, "x")],
+    ids=["class-instance", "bigint", "readable-getter", "array"],
+)
+def test_g8_clonable_message_addition_is_accepted(metadata):
+    obs = _run(AddMessages((Message("n1", Role.USER, (TextPart("x"),), 40, metadata=metadata),)))
+    assert isinstance(obs.outcome, Answered)
+
+
+def test_g8_plain_text_system_addition_with_data_options_is_accepted():
+    obs = _run(
+        AddSystem(SystemMessage((TextPart("a", provider_options=obj(c="d")),), provider_options=obj(x="y"), experimental_provider_metadata=obj(m="n")))
+    )
+    assert isinstance(obs.outcome, Answered)
+
+
+def test_g8_unchanged_history_is_not_held_to_the_rule():
+    threads = stored(Message("h1", Role.USER, (TextPart("old"),), 10, metadata=obj(f=JsFunction("f"))))
+    obs = _run(AddMessages((user("n1", "x", 40),)), threads=threads)
+    assert isinstance(obs.outcome, Answered)

@@ -1,0 +1,86 @@
+"""G10 What the policies read (S5)."""
+
+from guardspec.model.agent import Allow
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, assistant, user
+from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditText, Processor, RemoveByIds, Return
+from guardspec.model.scenario import Mode
+from guardspec.model.values import obj
+from guardspec.reference import run
+
+from conftest import scenario, stored, tool
+
+INSTR = "INSTRUCTION TEXT"
+
+
+def _read(*procs, messages=None, **kw):
+    kw.setdefault("threads", stored(Message("h1", Role.USER, (TextPart("HISTORY ONE"), TextPart("HISTORY TWO")), 10)))
+    msgs = messages or (user("u1", "CALLER TEXT", 30),)
+    obs = run(scenario(*msgs, processors=procs, policies=(Allow("all"),), instructions=INSTR, **kw), Mode.GUARDED)
+    assert obs.read is not None, obs.outcome
+    return obs.read
+
+
+def test_g10_caller_messages_are_read_whole():
+    read = _read(messages=(Message("u1", Role.USER, (TextPart("PART A"), TextPart("PART B")), 30),))
+    assert "PART A" in read and "PART B" in read
+
+
+def test_g10_unchanged_history_and_instructions_are_not_read():
+    read = _read(Processor("p"))
+    assert read == "CALLER TEXT"
+
+
+def test_g10_added_system_message_is_read_with_its_provider_options():
+    read = _read(Processor("p", steps=(AddSystem(SystemMessage("ADDED SYSTEM", provider_options=obj(x=obj(y="OPTION STRING")))),)))
+    assert "ADDED SYSTEM" in read and "OPTION STRING" in read
+
+
+def test_g10_added_context_message_is_read():
+    read = _read(Processor("p", steps=(AddMessages((user("c9", "CONTEXT ADDED", 40),), Source.CONTEXT),)))
+    assert "CONTEXT ADDED" in read
+
+
+def test_g10_rewritten_history_message_is_read_whole():
+    read = _read(Processor("p", end=Return(ArrayOf(edits=(EditText("h1", "HISTORY EDITED"),)))))
+    assert "HISTORY EDITED" in read and "HISTORY TWO" in read
+
+
+def test_g10_caller_text_comes_first_and_additions_after():
+    read = _read(Processor("p", steps=(AddSystem("ADDED SYSTEM"),)))
+    assert read == "CALLER TEXT\nADDED SYSTEM"
+
+
+def test_g10_removed_addition_is_still_read():
+    read = _read(
+        Processor("p1", steps=(AddMessages((user("c9", "GONE LATER", 40),), Source.CONTEXT),)),
+        Processor("p2", steps=(RemoveByIds(("c9",)),)),
+    )
+    assert "GONE LATER" in read
+
+
+def test_g10_of_a_memory_plus_input_message_only_the_recorded_outcome_is_read():
+    threads = stored(
+        user("u0", "where am I?", 1000),
+        assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "call"), created_at=2000),
+    )
+    caller = assistant("a1", tool("tc1", "result", result="CALLER RESULT"), created_at=2000)
+    read = _read(Processor("p"), messages=(caller, user("u2", "thanks", 3000)), threads=threads)
+    assert "CALLER RESULT" in read
+    assert "STORED TEXT" not in read and "STORED RESULT" not in read
+
+
+def test_g10_moved_remembered_outcome_message_is_read_whole_stored_history_included():
+    threads = stored(
+        user("u0", "where am I?", 1000),
+        assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "call"), created_at=2000),
+    )
+    caller = assistant("a1", tool("tc1", "result", result="CALLER RESULT"), created_at=2000)
+    kept = assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "result", result="CALLER RESULT"), created_at=2000)
+    proc = Processor("p", steps=(RemoveByIds(("a1",)), AddMessages((kept,), Source.MEMORY)))
+    read = _read(proc, messages=(caller, user("u2", "thanks", 3000)), threads=threads)
+    assert "STORED TEXT" in read and "STORED RESULT" in read and "CALLER RESULT" in read
+
+
+def test_g10_text_already_read_as_caller_input_is_not_read_again():
+    read = _read(Processor("p", steps=(AddMessages((user("n1", "EXTRA INPUT", 40),)),)))
+    assert read.count("EXTRA INPUT") == 1

@@ -1,0 +1,88 @@
+"""G11 Client tool mapping (S6)."""
+
+from guardspec.model.agent import Allow, ClientTool, DenyPatterns, Mapping
+from guardspec.model.messages import Message, Source, assistant, user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import AddMessages, ArrayOf, EditText, Processor, RemoveByIds, Return
+from guardspec.model.scenario import Mode
+from guardspec.model.values import obj
+from guardspec.reference import run
+
+from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
+
+MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
+WANT = obj(type="text", value='mapped:"Paris"')
+
+
+def _sent(obs, message_id):
+    (m,) = [e for e in obs.prompts[0] if isinstance(e, Message) and e.id == message_id]
+    return {p.tool_call_id: p.result for p in tool_parts(m)}
+
+
+def _run(*messages, procs=(), policies=(Allow("all"),), **kw):
+    return run(scenario(*messages, processors=procs, policies=policies, client_tools=MAPPED, **kw), Mode.GUARDED)
+
+
+CALLER = assistant("a1", "done", tool("tc1", "result", result="Paris"), created_at=20)
+
+
+def test_g11_caller_result_is_mapped_and_sent():
+    obs = _run(CALLER)
+    assert _sent(obs, "a1") == {"tc1": WANT}
+
+
+def test_g11_policies_read_the_mapped_output():
+    obs = _run(CALLER, policies=(DenyPatterns("m", ("mapped:",)),))
+    assert obs.outcome.reason == "policy 'm' denied the input"
+
+
+def test_g11_input_message_a_processor_changed_is_still_mapped():
+    obs = _run(CALLER, procs=(Processor("p", end=Return(ArrayOf(edits=(EditText("a1", "edited"),)))),))
+    assert _sent(obs, "a1") == {"tc1": WANT}
+
+
+def test_g11_mapping_error_fails_the_call():
+    tools = (ClientTool("getLocation", Mapping("throws")),)
+    obs = run(scenario(CALLER, client_tools=tools), Mode.GUARDED)
+    assert obs.outcome == Refused("input processor failed", "breakwater-client-tool-output")
+    (e,) = events(obs, "agent.input.processor")
+    assert dict(e.detail) == {"processor": "breakwater-client-tool-output"}
+    assert obs.prompts == ()
+
+
+def test_g11_history_result_is_not_mapped():
+    threads = stored(user("u0", "q", 5), assistant("a0", tool("tc0", "result", result="Old"), created_at=10))
+    obs = _run(user("u1", "hi", 30), threads=threads)
+    assert _sent(obs, "a0") == {"tc0": "Old"}
+
+
+def _moved_scenario():
+    cached = obj(mastra=obj(modelOutput=obj(type="text", value="CACHED")))
+    stored_a1 = assistant("a1", "let me check", tool("tc0", "result", result="Old", provider_metadata=cached), tool("tc1", "call"), created_at=2000)
+    threads = stored(user("u0", "where am I?", 1000), stored_a1)
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    kept = assistant(
+        "a1", "let me check", tool("tc0", "result", result="Old", provider_metadata=cached), tool("tc1", "result", result="Paris"), created_at=2000
+    )
+    proc = Processor("p", steps=(RemoveByIds(("a1",)), AddMessages((kept,), Source.MEMORY)))
+    return caller, threads, proc
+
+
+def test_g11_moved_remembered_outcome_gets_no_new_mapping_and_its_cache_is_sent():
+    caller, threads, proc = _moved_scenario()
+    obs = _run(caller, user("u2", "thanks", 3000), threads=threads, procs=(proc,))
+    assert isinstance(obs.outcome, Answered)
+    assert _sent(obs, "a1") == {"tc0": obj(type="text", value="CACHED"), "tc1": "Paris"}
+    assert "CACHED" in obs.read
+
+
+def test_g11_memory_plus_input_copy_is_still_mapped_and_saved():
+    """I8 / S3: a returned memory+input copy stays both, so it is mapped and saved."""
+    threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    obs = _run(caller, user("u2", "thanks", 3000), threads=threads, procs=(Processor("p", end=Return(ArrayOf(copy="deep"))),))
+    assert list_sources(obs)["a1"] == {"memory", "input"}
+    assert _sent(obs, "a1") == {"tc1": WANT}
+    (part,) = tool_parts(stored_message(obs, "a1"))
+    assert part.state.value == "result"
+    assert part.provider_metadata.get("mastra").get("modelOutput") == WANT

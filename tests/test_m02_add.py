@@ -1,0 +1,86 @@
+"""M2 add: strings, nesting, refusals, system routing, thread check, part stamps, replacement."""
+
+import pytest
+
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
+from guardspec.reference import messagelist as ml
+from guardspec.reference.messagelist import MastraError, MessageList
+from guardspec.reference.reading import fingerprint
+
+M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
+
+
+def test_m2_string_becomes_a_user_message():
+    lst = ml.add(MessageList(clock=5), "hello", I)
+    (m,) = lst.all()
+    assert m.role is Role.USER
+    assert m.text() == "hello"
+    assert ml.sources_by_id(lst)[m.id] == {I}
+
+
+def test_m2_one_level_of_nested_lists_is_flattened():
+    lst = ml.add(MessageList(), (user("a", "1", 1), (user("b", "2", 2), user("c", "3", 3))), I)
+    assert lst.ids() == ("a", "b", "c")
+
+
+def test_m2_message_with_neither_content_nor_parts_is_refused():
+    with pytest.raises(MastraError):
+        ml.add(MessageList(), Message("x", Role.USER, parts=None), I)
+
+
+def test_m2_message_with_empty_parts_is_accepted():
+    lst = ml.add(MessageList(), Message("x", Role.USER, parts=()), I)
+    assert lst.ids() == ("x",)
+
+
+def test_m2_system_role_message_goes_to_the_untagged_bucket():
+    sysmsg = Message("s", Role.SYSTEM, parts=(TextPart("be brief"),))
+    lst = ml.add(MessageList(), sysmsg, I)
+    assert lst.all() == ()
+    assert [s.content for s in lst.untagged] == ["be brief"]
+    assert lst.tagged == ()
+
+
+@pytest.mark.parametrize("entry", [Message("s", Role.SYSTEM, parts=(TextPart("x"),)), SystemMessage("x")])
+def test_m2_system_message_added_as_memory_is_dropped(entry):
+    lst = ml.add(MessageList(), entry, M)
+    assert lst.all() == () and lst.untagged == ()
+
+
+@pytest.mark.parametrize("source", [I, R, C])
+def test_m2_message_of_another_thread_is_refused(source):
+    lst = MessageList(thread_id="t1", resource_id="r1")
+    with pytest.raises(MastraError):
+        ml.add(lst, user("x", "hi", 1, thread_id="t2"), source)
+
+
+def test_m2_non_memory_add_stamps_parts_from_the_scenario_clock():
+    lst = MessageList(clock=4242)
+    m = Message("u", Role.USER, parts=(TextPart("a"), TextPart("b", created_at=42)), created_at=1)
+    lst = ml.add(lst, m, I)
+    (got,) = lst.all()
+    assert [p.created_at for p in got.parts] == [4242, 42]
+
+
+def test_m2_memory_add_stamps_nothing():
+    lst = ml.add(MessageList(clock=4242), user("u", "a", 1), M)
+    assert lst.all()[0].parts[0].created_at is None
+
+
+def test_m2_memory_message_re_added_under_input_changes_its_fingerprint():
+    lst = ml.add(MessageList(clock=4242), user("u", "a", 1), M)
+    before = lst.slot_of("u").message
+    lst = ml.add(lst, before, I)
+    after = lst.slot_of("u").message
+    assert after.parts[0].created_at == 4242
+    assert fingerprint(before) != fingerprint(after)
+
+
+def test_m2_same_id_different_content_replaces_wholesale_and_leaves_every_source():
+    """docs/mastra-measurements.md §d: user u1 memory then input (different text) → input only."""
+    lst = ml.add(MessageList(), user("u1", "where am I?", 1000), M)
+    lst = ml.add(lst, user("u1", "edited", 3000), I)
+    assert lst.ids() == ("u1",)
+    assert lst.slot_of("u1").message.text() == "edited"
+    assert ml.sources_by_id(lst)["u1"] == {I}
+    assert lst.view(M) == ()

@@ -1,0 +1,72 @@
+"""M3 Memory fold: stored history added over a caller input message with the same id."""
+
+from guardspec.model.messages import Source, assistant, user
+from guardspec.model.values import obj
+from guardspec.reference import messagelist as ml
+from guardspec.reference.messagelist import MessageList
+
+from conftest import tool, tool_parts
+
+M, I = Source.MEMORY, Source.INPUT
+
+
+def _stored_a1(state="call", **kw):
+    return assistant("a1", "let me check", tool("tc1", state, args=obj(q=1), **kw), created_at=2000)
+
+
+def _fold(caller, stored):
+    lst = ml.add(MessageList(), caller, I)  # the caller's input is added before history
+    for m in stored:
+        lst = ml.add(lst, m, M)
+    return lst
+
+
+def test_m3_caller_result_joins_the_remembered_assistant_message():
+    caller = assistant("a1", tool("tc1", "result", result=obj(city="Paris")), created_at=2000)
+    lst = _fold(caller, [user("u1", "where am I?", 1000), _stored_a1()])
+    assert ml.sources_by_id(lst)["a1"] == {M, I}
+    (p,) = tool_parts(lst.slot_of("a1").message)
+    assert p.state.value == "result"
+    assert p.result == obj(city="Paris")
+
+
+def test_m3_stored_text_and_args_are_kept_client_text_ignored():
+    caller = assistant("a1", "CLIENT TEXT", tool("tc1", "result", result=1, args=obj(q=99)), created_at=2000)
+    lst = _fold(caller, [_stored_a1()])
+    a1 = lst.slot_of("a1").message
+    assert a1.text() == "let me check"
+    assert tool_parts(a1)[0].args == obj(q=1)
+
+
+def test_m3_stale_echo_does_not_move_a_terminal_stored_state():
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    lst = _fold(caller, [_stored_a1("result", result="Stored")])
+    assert tool_parts(lst.slot_of("a1").message)[0].result == "Stored"
+    assert ml.sources_by_id(lst)["a1"] == {M, I}
+
+
+def test_m3_every_client_outcome_state_advances_a_pending_call():
+    for state in ("approval-responded", "result", "output-error", "output-denied"):
+        caller = assistant("a1", tool("tc1", state), created_at=2000)
+        lst = _fold(caller, [_stored_a1()])
+        assert tool_parts(lst.slot_of("a1").message)[0].state.value == state
+
+
+def test_m3_non_advancing_copy_still_makes_the_message_memory_and_input():
+    caller = assistant("a1", tool("tc1", "call"), created_at=2000)
+    lst = _fold(caller, [_stored_a1()])
+    assert ml.sources_by_id(lst)["a1"] == {M, I}
+    assert tool_parts(lst.slot_of("a1").message)[0].state.value == "call"
+
+
+def test_m3_checker_reads_a_folded_message_as_memory():
+    caller = assistant("a1", tool("tc1", "result", result=1), created_at=2000)
+    lst = _fold(caller, [_stored_a1()])
+    assert ml.checker(lst)["a1"] is M
+
+
+def test_m3_user_message_input_then_memory_keeps_the_stored_text():
+    """mastra-facts §1.4: input first, then memory: stored text wins; sets {memory, input}."""
+    lst = _fold(user("u1", "edited", 1000), [user("u1", "where am I?", 1000)])
+    assert lst.slot_of("u1").message.text() == "where am I?"
+    assert ml.sources_by_id(lst)["u1"] == {M, I}

@@ -1,0 +1,80 @@
+"""M6 System messages: addSystem dedupe per bucket, prompt order, replaceAllSystemMessages."""
+
+import pytest
+
+from guardspec.model.messages import Message, Role, SystemMessage, TextPart, user
+from guardspec.model.values import UNDEFINED, obj
+from guardspec.reference import messagelist as ml
+from guardspec.reference.messagelist import MastraError, MessageList
+from guardspec.reference.model_step import prompt
+
+
+def _contents(msgs):
+    return [m.content for m in msgs]
+
+
+def test_m6_add_system_dedupes_within_one_bucket_by_content():
+    lst = ml.add_system(MessageList(), "same")
+    lst = ml.add_system(lst, "same")
+    lst = ml.add_system(lst, SystemMessage("same", provider_options=obj(x=1)))
+    assert _contents(lst.untagged) == ["same"]
+
+
+def test_m6_same_text_may_exist_untagged_and_under_each_tag():
+    lst = ml.add_system(MessageList(), "same")
+    lst = ml.add_system(lst, "same", "tagA")
+    lst = ml.add_system(lst, "same", "tagB")
+    lst = ml.add_system(lst, "same", "tagA")
+    assert _contents(lst.untagged) == ["same"]
+    assert [(t, _contents(b)) for t, b in lst.tagged] == [("tagA", ["same"]), ("tagB", ["same"])]
+
+
+def test_m6_prompt_order_is_untagged_then_tags_in_insertion_order():
+    lst = ml.add_system(MessageList(), "tagged B", "tagB")
+    lst = ml.add_system(lst, "base")
+    lst = ml.add_system(lst, "tagged A", "tagA")
+    lst = ml.add_system(lst, "more base")
+    lst = ml.add(lst, user("u1", "hi", 1), ml.Source.INPUT)
+    entries = prompt(lst)
+    assert [e.content for e in entries[:4]] == ["base", "more base", "tagged B", "tagged A"]
+    assert isinstance(entries[4], Message) and entries[4].id == "u1"
+
+
+def test_m6_replace_all_replaces_the_untagged_bucket_only_without_dedupe():
+    lst = ml.add_system(MessageList(), "base")
+    lst = ml.add_system(lst, "t", "tagA")
+    lst = ml.replace_all_system(lst, [SystemMessage("r1"), user("u9", "not system", 1), SystemMessage("r1")])
+    assert _contents(lst.untagged) == ["r1", "r1"]
+    assert [(t, _contents(b)) for t, b in lst.tagged] == [("tagA", ["t"])]
+    assert lst.all() == ()
+
+
+def test_m6_replace_all_keeps_array_content_and_part_options():
+    """docs/mastra-measurements.md §e: replaceAllSystemMessages stores entries as given."""
+    parts = (TextPart("p", provider_options=obj(anthropic=obj(cacheControl=obj(type="z")))),)
+    lst = ml.replace_all_system(MessageList(), [SystemMessage(parts)])
+    assert lst.untagged[0].content == parts
+
+
+def test_m6_add_system_flattens_array_content_without_metadata_key():
+    """docs/mastra-measurements.md §e (v5 path): joined with newlines, part options dropped,
+    message providerOptions moved to experimental_providerMetadata."""
+    po = obj(anthropic=obj(cacheControl=obj(type="msg")))
+    msg = SystemMessage((TextPart("hello", provider_options=obj(a=1)), TextPart("world")), provider_options=po)
+    (stored,) = ml.add_system(MessageList(), msg).untagged
+    assert stored.content == "hello\nworld"
+    assert stored.experimental_provider_metadata == po
+    assert stored.provider_options is UNDEFINED
+
+
+def test_m6_add_system_with_metadata_key_is_stored_as_given():
+    parts = (TextPart("hello", provider_options=obj(a=1)), TextPart("world"))
+    msg = SystemMessage(parts, provider_options=obj(b=2), experimental_provider_metadata=None)
+    (stored,) = ml.add_system(MessageList(), msg).untagged
+    assert stored.content == parts
+    assert stored.provider_options == obj(b=2)
+
+
+def test_m6_add_system_refuses_a_user_role_message():
+    with pytest.raises(MastraError):
+        ml.add_system(MessageList(), Message("u", Role.USER, parts=(TextPart("x"),)))

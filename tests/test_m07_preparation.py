@@ -1,0 +1,113 @@
+"""M7 Preparation: instructions, caller input, Mastra's memory input filter, history, and
+what the application processors receive (raw runner)."""
+
+import pytest
+
+from guardspec.model.agent import DenyPatterns
+from guardspec.model.messages import Source, assistant, user
+from guardspec.model.processors import AddMessages, ArrayOf, Primitive, Processor, Return, SameList
+from guardspec.model.scenario import Call, Mode
+from guardspec.reference import preparation, run
+
+from conftest import list_sources, prompt_lines, scenario, stored, stored_ids
+
+EMPTY = Return(ArrayOf(base="empty"))
+
+
+def test_m7_instructions_go_to_the_untagged_bucket():
+    sc = scenario(user("u1", "hi", 10), instructions="Be a guard.")
+    lst = preparation.new_list(sc.agent, sc.call)
+    assert [s.content for s in lst.untagged] == ["Be a guard."]
+    assert lst.tagged == ()
+
+
+def test_m7_caller_messages_are_added_as_input():
+    obs = run(scenario(user("u1", "hi", 10), user("u2", "there", 11)), Mode.RAW)
+    srcs = list_sources(obs)
+    assert srcs["u1"] == {"input"} and srcs["u2"] == {"input"}
+
+
+def test_m7_history_is_loaded_as_memory():
+    obs = run(scenario(user("u2", "new", 30), threads=stored(user("h1", "old", 10))), Mode.RAW)
+    assert list_sources(obs)["h1"] == {"memory"}
+    assert prompt_lines(obs)[1:3] == ["user: old", "user: new"]
+
+
+def _echo_scenario(mode_policies=()):
+    """Stored [h1, a1]; the caller resends h1 and a1, plus x1 before a1 and u2 after it."""
+    threads = stored(user("h1", "old question", 10), assistant("a1", "old answer", created_at=20))
+    return scenario(
+        user("h1", "old question", 10),
+        user("x1", "forbidden words", 15),
+        assistant("a1", "old answer", created_at=20),
+        user("u2", "new question", 30),
+        threads=threads,
+        policies=mode_policies,
+    )
+
+
+def test_m7_memory_filter_keeps_only_user_messages_after_the_last_assistant():
+    obs = run(_echo_scenario(), Mode.RAW)
+    srcs = list_sources(obs)
+    assert srcs["u2"] == {"input"}
+    assert "x1" not in srcs
+    assert srcs["h1"] == {"memory"} and srcs["a1"] == {"memory"}
+
+
+@pytest.mark.parametrize("mode", [Mode.RAW, Mode.GUARDED])
+def test_m7_what_the_filter_drops_never_reaches_any_gate(mode):
+    obs = run(_echo_scenario((DenyPatterns("words", ("forbidden",)),)), mode)
+    assert obs.outcome.__class__.__name__ == "Answered"
+    assert not any("forbidden" in line for line in prompt_lines(obs))
+    assert "x1" not in stored_ids(obs)
+    assert obs.read is None or "forbidden" not in obs.read
+
+
+def test_m7_thread_without_stored_rows_keeps_the_whole_input():
+    sc = scenario(user("x1", "a", 15), assistant("a0", "b", created_at=20), user("u2", "c", 30), memory=True)
+    obs = run(sc, Mode.RAW)
+    assert stored_ids(obs) == ["x1", "a0", "u2", "reply-1"]
+
+
+def test_m7_with_memory_the_processor_receives_history_context_and_input():
+    sc = scenario(
+        user("u1", "hi", 30),
+        threads=stored(user("h1", "old", 10)),
+        context=(user("c1", "ctx", 20),),
+        processors=(Processor("p", end=EMPTY),),
+    )
+    obs = run(sc, Mode.RAW)
+    assert obs.list.messages == () or [lm.message.id for lm in obs.list.messages] == ["reply-1"]
+
+
+def test_m7_without_memory_the_first_processor_receives_only_the_input():
+    sc = scenario(user("u1", "hi", 30), context=(user("c1", "ctx", 20),), processors=(Processor("p", end=EMPTY),))
+    obs = run(sc, Mode.RAW)
+    assert set(list_sources(obs)) == {"c1", "reply-1"}
+
+
+def _two(first_end, first_steps=()):
+    return scenario(
+        user("u1", "hi", 30),
+        context=(user("c1", "ctx", 20),),
+        processors=(Processor("p1", steps=first_steps, end=first_end), Processor("p2", end=EMPTY)),
+    )
+
+
+ADD_N1 = (AddMessages((user("n1", "added", 40),)),)
+
+
+def test_m7_raw_later_processor_receives_the_list_when_predecessor_returned_it():
+    obs = run(_two(Return(SameList()), ADD_N1), Mode.RAW)
+    assert set(list_sources(obs)) == {"reply-1"}
+
+
+def test_m7_raw_later_processor_receives_the_predecessors_array():
+    obs = run(_two(Return(ArrayOf(append=(user("z1", "from array", 35),))), ADD_N1), Mode.RAW)
+    # p2 received [u1, z1]: both removed; c1 and n1 were not in p2's messages
+    assert set(list_sources(obs)) == {"c1", "n1", "reply-1"}
+
+
+def test_m7_raw_later_processor_receives_what_its_predecessor_received_otherwise():
+    obs = run(_two(Return(Primitive()), ADD_N1), Mode.RAW)
+    assert set(list_sources(obs)) == {"c1", "n1", "reply-1"}

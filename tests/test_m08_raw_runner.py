@@ -1,0 +1,132 @@
+"""M8 Raw processor runner: how Mastra's workflow step applies a processor's return value."""
+
+import pytest
+
+from guardspec.model.messages import Message, Role, SystemMessage, TextPart, assistant, user
+from guardspec.model.observation import Answered, Failed, Refused
+from guardspec.model.processors import (
+    AddMessages,
+    ArrayOf,
+    EditText,
+    ObjectOf,
+    OtherList,
+    Primitive,
+    Processor,
+    Return,
+    SameList,
+    Throw,
+    ThrowTripWire,
+    Abort,
+)
+from guardspec.model.scenario import Mode
+from guardspec.reference import run
+
+from conftest import list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
+
+
+def raw(*procs, messages=(user("u1", "hi", 30),), **kw):
+    return run(scenario(*messages, processors=procs, **kw), Mode.RAW)
+
+
+def test_m8_same_list_returned_keeps_in_place_mutations():
+    obs = raw(Processor("p", steps=(AddMessages((user("n1", "added", 40),)),), end=Return(SameList())))
+    assert isinstance(obs.outcome, Answered)
+    assert list_sources(obs)["n1"] == {"input"}
+
+
+def test_m8_different_list_returned_fails_the_run():
+    obs = raw(Processor("p", end=Return(OtherList())))
+    assert isinstance(obs.outcome, Failed)
+    assert obs.prompts == ()
+
+
+def test_m8_array_missing_a_received_id_removes_it():
+    obs = raw(
+        Processor("p", end=Return(ArrayOf(drop=("h1",)))),
+        messages=(user("u1", "hi", 30),),
+        threads=stored(user("h1", "old", 10)),
+    )
+    assert "h1" not in list_sources(obs)
+    assert "user: old" not in prompt_lines(obs)
+
+
+def test_m8_returned_copy_is_re_added_under_its_checker_source():
+    obs = raw(
+        Processor("p", end=Return(ArrayOf(edits=(EditText("h1", "old, edited"),)))),
+        threads=stored(user("h1", "old", 10)),
+    )
+    assert list_sources(obs)["h1"] == {"memory"}
+    assert "user: old, edited" in prompt_lines(obs)
+
+
+def test_m8_new_returned_message_is_added_as_input():
+    obs = raw(Processor("p", end=Return(ArrayOf(append=(user("n1", "new", 40),)))))
+    assert list_sources(obs)["n1"] == {"input"}
+
+
+def test_m8_returned_assistant_is_re_added_with_merge_off():
+    obs = raw(
+        Processor("p", end=Return(ArrayOf(append=(assistant("a9", "appended", created_at=50),)))),
+        messages=(assistant("a0", "caller", created_at=30),),
+    )
+    srcs = list_sources(obs)
+    assert "a0" in srcs and "a9" in srcs
+
+
+def test_m8_system_role_entry_is_added_as_untagged_system_text():
+    sysmsg = Message("s1", Role.SYSTEM, parts=(TextPart("line one"), TextPart("line two")))
+    obs = raw(Processor("p", end=Return(ArrayOf(append=(sysmsg,)))))
+    assert [s.content for s in obs.list.untagged][-1] == "line one\nline two"
+    assert "s1" not in list_sources(obs)
+
+
+def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
+    """mastra-facts §2.2: in the workflow path a system entry in ``messages`` is overwritten by
+    the replace."""
+    value = ObjectOf(messages=ArrayOf(append=(SystemMessage("FROM ARRAY"), user("n1", "new", 40))), system_messages=(SystemMessage("REPLACED"),))
+    obs = raw(Processor("p", end=Return(value)))
+    assert [s.content for s in obs.list.untagged] == ["REPLACED"]
+    assert list_sources(obs)["n1"] == {"input"}
+
+
+@pytest.mark.parametrize("value", [Primitive(), Primitive(None)])
+def test_m8_null_or_undefined_changes_nothing(value):
+    obs = raw(Processor("p", end=Return(value)))
+    assert isinstance(obs.outcome, Answered)
+    assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
+
+
+def test_m8_abort_stops_the_chain_with_a_tripwire_from_that_processor():
+    obs = raw(Processor("p1", end=Abort("no thanks")), Processor("p2", steps=(AddMessages((user("n2", "late", 40),)),)))
+    assert obs.outcome == Refused("no thanks", "p1")
+    assert "n2" not in list_sources(obs)
+
+
+def test_m8_thrown_tripwire_is_reported_under_the_workflow_id():
+    """mastra-facts §2.3: a bare TripWire reports processorId "<agent>-input-processor"."""
+    obs = raw(Processor("p1", end=ThrowTripWire("tw")))
+    assert obs.outcome == Refused("tw", "agent-input-processor")
+
+
+def test_m8_any_other_throw_fails_the_run():
+    obs = raw(Processor("p1", end=Throw("boom")), Processor("p2", steps=(AddMessages((user("n2", "late", 40),)),)))
+    assert isinstance(obs.outcome, Failed)
+
+
+def _fold_scenario(end):
+    threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    # u2 after a1 keeps the reply from merging into a1 (M4), which would move it to response
+    return scenario(caller, user("u2", "thanks", 3000), threads=threads, processors=(Processor("p", end=end),))
+
+
+def test_m8_memory_plus_input_message_returned_as_copy_comes_back_memory_only():
+    obs = run(_fold_scenario(Return(ArrayOf(copy="deep"))), Mode.RAW)
+    assert list_sources(obs)["a1"] == {"memory"}
+    # mastra-facts §3: the client result is then lost; storage keeps ``call``
+    assert tool_parts(stored_message(obs, "a1"))[0].state.value == "call"
+
+
+def test_m8_memory_plus_input_message_returned_as_itself_stays_both():
+    obs = run(_fold_scenario(Return(ArrayOf())), Mode.RAW)
+    assert tool_parts(stored_message(obs, "a1"))[0].state.value == "result"

@@ -1,0 +1,57 @@
+"""M10 Raw durable loop: a tripwire is still finalised; other processor errors are swallowed."""
+
+from guardspec.model.agent import Memory
+from guardspec.model.messages import user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import Abort, AddMessages, Processor, Throw, ThrowTripWire
+from guardspec.model.scenario import Loop, Mode
+from guardspec.reference import run
+
+from conftest import prompt_lines, scenario, stored, stored_ids
+
+
+def _sc(proc, title=True):
+    return scenario(
+        user("u1", "forbidden", 30),
+        threads=stored(user("h1", "old", 10)),
+        memory=Memory(generate_title=title),
+        processors=(proc,),
+        loop=Loop.DURABLE,
+    )
+
+
+def test_m10_tripwire_is_seen_by_the_caller_without_a_model_step():
+    obs = run(_sc(Processor("guard", end=Abort("blocked"))), Mode.RAW)
+    assert obs.outcome == Refused("blocked", "guard")
+    assert obs.prompts == ()
+
+
+def test_m10_tripwire_still_saves_the_call_input():
+    obs = run(_sc(Processor("guard", end=Abort("blocked"))), Mode.RAW)
+    assert stored_ids(obs) == ["h1", "u1"]
+
+
+def test_m10_tripwire_still_generates_a_title_from_the_blocked_input():
+    obs = run(_sc(Processor("guard", end=ThrowTripWire("blocked"))), Mode.RAW)
+    assert obs.title
+    assert "forbidden" in obs.title
+
+
+def test_m10_tripwire_without_title_generation_leaves_the_title_empty():
+    obs = run(_sc(Processor("guard", end=Abort("blocked")), title=False), Mode.RAW)
+    assert obs.title == ""
+    assert stored_ids(obs) == ["h1", "u1"]
+
+
+def test_m10_other_processor_error_is_swallowed_and_the_model_runs_on_the_list_as_it_stood():
+    proc = Processor("p", steps=(AddMessages((user("n1", "added before the throw", 40),)),), end=Throw("boom"))
+    obs = run(_sc(proc), Mode.RAW)
+    assert isinstance(obs.outcome, Answered)
+    assert prompt_lines(obs)[1:] == ["user: old", "user: forbidden", "user: added before the throw"]
+    assert stored_ids(obs) == ["h1", "u1", "n1", "reply-1"]
+
+
+def test_m10_durable_has_no_generate_result_object():
+    obs = run(_sc(Processor("p")), Mode.RAW)
+    assert isinstance(obs.outcome, Answered)
+    assert obs.result is None

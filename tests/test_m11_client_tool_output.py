@@ -1,0 +1,122 @@
+"""M11 Client tool output: toModelOutput runs on input result parts and is cached on the part;
+the prompt substitutes cached outputs everywhere."""
+
+from guardspec.model.agent import ClientTool, Mapping
+from guardspec.model.messages import Message, ToolPart, assistant, user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import Abort, ArrayOf, Processor, Return
+from guardspec.model.scenario import Loop, Mode
+from guardspec.model.values import UNDEFINED, JsObject, obj
+from guardspec.reference import run
+
+from conftest import list_message, scenario, stored, stored_message, tool, tool_parts
+
+MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
+PARIS = obj(city="Paris")
+
+
+def _prompt_tool(obs, message_id):
+    (m,) = [e for e in obs.prompts[0] if isinstance(e, Message) and e.id == message_id]
+    return tool_parts(m)[0]
+
+
+def _cache(part):
+    md = part.provider_metadata
+    if not isinstance(md, JsObject):
+        return UNDEFINED
+    mastra = md.get("mastra")
+    return mastra.get("modelOutput") if isinstance(mastra, JsObject) else UNDEFINED
+
+
+def _caller_result(**kw):
+    return assistant("a1", tool("tc1", "result", result=PARIS, **kw), created_at=20)
+
+
+def test_m11_input_result_part_is_mapped_cached_and_sent():
+    obs = run(scenario(_caller_result(), client_tools=MAPPED), Mode.RAW)
+    want = obj(type="text", value='mapped:{"city":"Paris"}')
+    assert _prompt_tool(obs, "a1").result == want
+    assert _cache(tool_parts(list_message(obs, "a1"))[0]) == want
+
+
+def test_m11_part_with_a_cached_output_is_not_mapped_again():
+    cached = obj(mastra=obj(modelOutput=obj(type="text", value="OLD")))
+    obs = run(scenario(_caller_result(provider_metadata=cached), client_tools=MAPPED), Mode.RAW)
+    assert _prompt_tool(obs, "a1").result == obj(type="text", value="OLD")
+
+
+def test_m11_tool_without_a_mapping_sends_the_raw_result():
+    obs = run(scenario(_caller_result(), client_tools=(ClientTool("getLocation"),)), Mode.RAW)
+    assert _prompt_tool(obs, "a1").result == PARIS
+
+
+def test_m11_non_result_states_are_not_mapped():
+    caller = assistant("a1", tool("tc1", "output-error", error_text="bad"), created_at=20)
+    obs = run(scenario(caller, client_tools=MAPPED), Mode.RAW)
+    assert _cache(tool_parts(list_message(obs, "a1"))[0]) is UNDEFINED
+
+
+def test_m11_null_mapping_marks_the_part_and_caches_nothing():
+    tools = (ClientTool("getLocation", Mapping("null")),)
+    obs = run(scenario(_caller_result(), client_tools=tools), Mode.RAW)
+    part = tool_parts(list_message(obs, "a1"))[0]
+    assert part.provider_metadata.get("mastra").get("modelOutputComputed") is True
+    assert _cache(part) is UNDEFINED
+    assert _prompt_tool(obs, "a1").result == PARIS
+
+
+def test_m11_raw_mapping_error_is_logged_and_the_raw_result_sent():
+    tools = (ClientTool("getLocation", Mapping("throws")),)
+    obs = run(scenario(_caller_result(), client_tools=tools), Mode.RAW)
+    assert isinstance(obs.outcome, Answered)
+    assert _prompt_tool(obs, "a1").result == PARIS
+
+
+def test_m11_memory_only_result_is_not_mapped():
+    threads = stored(user("h0", "q", 5), assistant("a1", tool("tc1", "result", result=PARIS), created_at=10))
+    obs = run(scenario(user("u2", "next", 30), threads=threads, client_tools=MAPPED), Mode.RAW)
+    assert _prompt_tool(obs, "a1").result == PARIS
+    assert _cache(tool_parts(list_message(obs, "a1"))[0]) is UNDEFINED
+
+
+def test_m11_cached_output_on_any_message_is_substituted_in_the_prompt():
+    cached = obj(mastra=obj(modelOutput=obj(type="text", value="CACHED")))
+    threads = stored(user("h0", "q", 5), assistant("a1", tool("tc1", "result", result=PARIS, provider_metadata=cached), created_at=10))
+    obs = run(scenario(user("u2", "next", 30), threads=threads, client_tools=MAPPED), Mode.RAW)
+    assert _prompt_tool(obs, "a1").result == obj(type="text", value="CACHED")
+
+
+def test_m11_no_mapping_after_a_tripwire():
+    sc = scenario(
+        _caller_result(),
+        user("u2", "x", 30),
+        memory=True,
+        client_tools=MAPPED,
+        processors=(Processor("guard", end=Abort("no")),),
+        loop=Loop.DURABLE,
+    )
+    obs = run(sc, Mode.RAW)
+    assert isinstance(obs.outcome, Refused)
+    assert _cache(tool_parts(stored_message(obs, "a1"))[0]) is UNDEFINED
+
+
+def test_m11_copies_that_demote_a_folded_message_leave_it_unmapped():
+    """mastra-facts §4: a processor returning copies (the merged message demoted to memory):
+    the prompt got the raw result and nothing was cached."""
+    threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result=PARIS), created_at=2000)
+    sc = scenario(caller, user("u2", "thanks", 3000), threads=threads, client_tools=MAPPED,
+                  processors=(Processor("p", end=Return(ArrayOf(copy="deep"))),))
+    obs = run(sc, Mode.RAW)
+    assert _prompt_tool(obs, "a1").result == PARIS
+    assert _cache(tool_parts(list_message(obs, "a1"))[0]) is UNDEFINED
+
+
+def test_m11_pass_through_caches_the_output_on_the_folded_message():
+    threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result=PARIS), created_at=2000)
+    sc = scenario(caller, user("u2", "thanks", 3000), threads=threads, client_tools=MAPPED, processors=(Processor("p"),))
+    obs = run(sc, Mode.RAW)
+    want = obj(type="text", value='mapped:{"city":"Paris"}')
+    assert _prompt_tool(obs, "a1").result == want
+    assert _cache(tool_parts(stored_message(obs, "a1"))[0]) == want

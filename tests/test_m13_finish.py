@@ -1,0 +1,55 @@
+"""M13 Finish: what is saved, the thread title, and the result."""
+
+from guardspec.model.agent import Memory
+from guardspec.model.messages import assistant, user
+from guardspec.model.scenario import Mode
+from guardspec.reference import run
+
+from conftest import scenario, stored, stored_ids, stored_message, tool, tool_parts
+
+
+def test_m13_input_then_response_messages_are_saved_to_the_thread():
+    obs = run(scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10))), Mode.RAW)
+    assert stored_ids(obs) == ["h1", "u1", "reply-1"]
+    assert stored_message(obs, "reply-1").text() == "ok"
+
+
+def test_m13_context_and_memory_only_messages_are_not_saved_again():
+    obs = run(
+        scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10)), context=(user("c1", "ctx", 20),)),
+        Mode.RAW,
+    )
+    assert stored_ids(obs) == ["h1", "u1", "reply-1"]
+
+
+def test_m13_title_is_generated_from_every_thread_message_on_the_list():
+    obs = run(scenario(user("u1", "hello there", 30), threads=stored(user("h1", "old question", 10)), memory=Memory(True)), Mode.RAW)
+    assert obs.title
+    assert "old question" in obs.title and "hello there" in obs.title
+
+
+def test_m13_existing_title_is_kept():
+    obs = run(scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10), title="Existing"), memory=Memory(True)), Mode.RAW)
+    assert obs.title == "Existing"
+
+
+def test_m13_no_title_when_generation_is_off():
+    obs = run(scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10))), Mode.RAW)
+    assert obs.title == ""
+
+
+def test_m13_result_messages_are_every_non_system_message_and_remembered_the_memory_set():
+    obs = run(
+        scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10)), context=(user("c1", "ctx", 20),)),
+        Mode.RAW,
+    )
+    assert obs.result.messages == ("h1", "c1", "u1", "reply-1")
+    assert obs.result.remembered == ("h1",)
+
+
+def test_m13_partial_call_parts_are_not_saved():
+    caller = assistant("a0", "thinking", tool("tc9", "partial-call"), created_at=20)
+    only_partial = assistant("a1", tool("tc8", "partial-call"), created_at=25)
+    obs = run(scenario(caller, user("u2", "go", 26), only_partial, memory=True), Mode.RAW)
+    assert tool_parts(stored_message(obs, "a0")) == []
+    assert "a1" not in stored_ids(obs)
