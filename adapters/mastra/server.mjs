@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 
 const { ProtocolError, describe, isPlainObject } = await import('./lib/protocol-error.mjs');
 const { validateOpsRequest, runOps, reportState } = await import('./lib/ops.mjs');
+const { runScenario } = await import('./lib/run.mjs');
 
 const require = createRequire(import.meta.url);
 const MASTRA_VERSION = JSON.parse(readFileSync(require.resolve('@mastra/core/package.json'), 'utf8')).version;
@@ -41,7 +42,7 @@ function handleBench(req, id) {
 }
 
 /** Answer one line; never throws. Returns {reply, stop}. */
-function handle(line) {
+async function handle(line) {
   let req;
   try {
     req = JSON.parse(line);
@@ -57,13 +58,23 @@ function handle(line) {
     if (typeof req.kind !== 'string') throw new ProtocolError('$.kind', `expected a request kind, got ${describe(req.kind)}`);
     switch (req.kind) {
       case 'hello':
-        return { reply: { id, status: 'ok', implementation: 'mastra', version: MASTRA_VERSION, protocol: PROTOCOL } };
+        return { reply: { id, status: 'ok', implementation: 'mastra', version: MASTRA_VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'] } };
       case 'stop':
         return { reply: { id, status: 'ok' }, stop: true };
       case 'ops':
         return { reply: handleOps(req, id) };
       case 'bench-ops':
         return { reply: handleBench(req, id) };
+      case 'run':
+        return { reply: { id, ...(await runScenario(req)) } };
+      case 'crash':
+        // test hook (docs/protocol.md): exit at once, as an adapter bug would
+        process.exit(70);
+        break;
+      case 'hang':
+        // test hook: never answer
+        await new Promise(() => {});
+        break;
       default:
         return { reply: { id, status: 'skipped', reason: `request kind ${JSON.stringify(req.kind)} is not implemented by this adapter` } };
     }
@@ -73,19 +84,30 @@ function handle(line) {
   }
 }
 
+// Requests are answered one at a time, in order (a run is asynchronous).
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+let chain = Promise.resolve();
+let stopping = false;
 rl.on('line', line => {
-  if (line.trim() === '') return;
-  const { reply, stop } = handle(line);
-  try {
-    writeLine(reply);
-  } catch (err) {
-    writeLine({ id: reply.id ?? null, status: 'errored', detail: `$: reply not serialisable: ${err.message}` });
-  }
-  if (stop) {
-    rl.close();
-    process.exitCode = 0;
-    process.stdin.destroy();
-  }
+  if (line.trim() === '' || stopping) return;
+  chain = chain.then(async () => {
+    if (stopping) return;
+    const { reply, stop } = await handle(line);
+    try {
+      writeLine(reply);
+    } catch (err) {
+      writeLine({ id: reply.id ?? null, status: 'errored', detail: `$: reply not serialisable: ${err.message}` });
+    }
+    if (stop) {
+      stopping = true;
+      rl.close();
+      process.exit(0);
+    }
+  });
 });
-rl.on('close', () => process.exit(process.exitCode ?? 0));
+rl.on('close', () => {
+  chain.then(() => process.exit(process.exitCode ?? 0));
+});
+// A rejected promise or a stray exception inside Mastra must not kill the server.
+process.on('unhandledRejection', err => process.stderr.write(`unhandled rejection: ${err?.stack ?? err}\n`));
+process.on('uncaughtException', err => process.stderr.write(`uncaught exception: ${err?.stack ?? err}\n`));

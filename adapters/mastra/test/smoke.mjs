@@ -43,7 +43,10 @@ const text = t => ({ type: 'text', text: t });
 
 test('hello names the implementation', async () => {
   const reply = await send({ id: 'h', kind: 'hello' });
-  assert.deepEqual(reply, { id: 'h', status: 'ok', implementation: 'mastra', version: '1.71.0', protocol: 1 });
+  assert.deepEqual(reply, {
+    id: 'h', status: 'ok', implementation: 'mastra', version: '1.71.0', protocol: 1,
+    kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'],
+  });
 });
 
 test('clear.input.db() removes memory+input messages too (mastra-facts §6)', async () => {

@@ -1,0 +1,355 @@
+// Conversion between guardspec's scenario/observation JSON (model/codec.py, model/schemas/) and
+// what real Mastra handles: JavaScript values, MastraDBMessage (format 2), AI SDK system
+// messages, and the language-model prompt. The representation rules are listed in
+// docs/protocol.md ("Representation"); nothing here normalises Mastra-chosen values (ids,
+// timestamps, part stamps): that is src/guardspec/mastra_normalise.py's job.
+
+const isObj = v => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ---- JavaScript values --------------------------------------------------------------------
+
+/**
+ * A decoding context: functions and symbols are compared by identity, and the identity is
+ * their name, so one context (one run) hands out one function/symbol per name.
+ */
+export function newValueContext() {
+  const functions = new Map();
+  const symbols = new Map();
+  const classes = new Map();
+  return {
+    fn(name) {
+      if (!functions.has(name)) {
+        const f = { [name]: function () { return undefined; } }[name];
+        functions.set(name, f);
+      }
+      return functions.get(name);
+    },
+    sym(name) {
+      if (!symbols.has(name)) symbols.set(name, Symbol(name));
+      return symbols.get(name);
+    },
+    cls(name) {
+      if (!classes.has(name)) classes.set(name, { [name]: class {} }[name]);
+      return classes.get(name);
+    },
+    getters: new Map(),
+  };
+}
+
+function defineProps(target, props, ctx) {
+  for (const [k, pv] of Object.entries(props ?? {})) {
+    if (isObj(pv) && '$getter' in pv) {
+      const name = pv.$getter;
+      const throws = pv.throws === true;
+      const value = 'value' in pv ? decodeValue(pv.value, ctx) : undefined;
+      // a getter by identity: one function per name per run
+      const key = `${name}`;
+      if (!ctx.getters.has(key)) {
+        ctx.getters.set(key, throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; });
+      }
+      Object.defineProperty(target, k, { get: ctx.getters.get(key), enumerable: true, configurable: true });
+    } else {
+      target[k] = decodeValue(pv, ctx);
+    }
+  }
+  return target;
+}
+
+/** A codec value (model/codec.py value_to_json) as a fresh JavaScript value. */
+export function decodeValue(j, ctx) {
+  if (j === null || typeof j !== 'object') return j;
+  if (Array.isArray(j)) return j.map(x => decodeValue(x, ctx));
+  if ('$undefined' in j) return undefined;
+  if ('$bigint' in j) return BigInt(j.$bigint);
+  if ('$number' in j) return Number(j.$number);
+  if ('$function' in j) return ctx.fn(j.$function);
+  if ('$symbol' in j) return ctx.sym(j.$symbol);
+  if ('$class' in j) return defineProps(new (ctx.cls(j.$class))(), j.props, ctx);
+  if ('$getter' in j) return decodeValue(j.value, ctx); // a bare getter outside an object: its value
+  if ('$object' in j) return defineProps({}, j.$object, ctx);
+  return defineProps({}, j, ctx);
+}
+
+/** A JavaScript value back to codec JSON (getters are reported as getters, never called). */
+export function encodeValue(v, seen = new Set()) {
+  if (v === undefined) return { $undefined: true };
+  if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return { $number: 'NaN' };
+    if (!Number.isFinite(v)) return { $number: v > 0 ? 'Infinity' : '-Infinity' };
+    return v;
+  }
+  if (typeof v === 'bigint') return { $bigint: String(v) };
+  if (typeof v === 'function') return { $function: v.name || 'anonymous' };
+  if (typeof v === 'symbol') return { $symbol: v.description ?? '' };
+  if (v instanceof Date) return v.getTime();
+  if (seen.has(v)) return { $undefined: true };
+  seen.add(v);
+  try {
+    if (Array.isArray(v)) return v.map(x => encodeValue(x, seen));
+    const props = {};
+    for (const k of Object.keys(v)) {
+      const d = Object.getOwnPropertyDescriptor(v, k);
+      if (d.get || d.set) props[k] = { $getter: d.get?.name || 'get' };
+      else props[k] = encodeValue(d.value, seen);
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null && proto?.constructor?.name) {
+      return { $class: proto.constructor.name, props };
+    }
+    if (Object.keys(props).some(k => k.startsWith('$'))) return { $object: props };
+    return props;
+  } finally {
+    seen.delete(v);
+  }
+}
+
+/** A copy that keeps functions, symbols, getters' identity and class instances (unlike structuredClone). */
+export function deepCopy(v) {
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof Date) return new Date(v.getTime());
+  if (Array.isArray(v)) return v.map(deepCopy);
+  const out = Object.create(Object.getPrototypeOf(v));
+  for (const k of Object.keys(v)) {
+    const d = Object.getOwnPropertyDescriptor(v, k);
+    if (d.get || d.set) Object.defineProperty(out, k, d);
+    else out[k] = deepCopy(d.value);
+  }
+  return out;
+}
+
+// ---- parts and messages: model JSON -> Mastra -----------------------------------------------
+
+function setIf(target, key, j, ctx) {
+  if (j !== undefined) {
+    const v = decodeValue(j, ctx);
+    if (v !== undefined) target[key] = v;
+  }
+}
+
+export function partToMastra(p, ctx) {
+  let out;
+  switch (p.type) {
+    case 'text':
+      out = { type: 'text', text: decodeValue(p.text, ctx) };
+      setIf(out, 'providerOptions', p.providerOptions, ctx);
+      break;
+    case 'reasoning':
+      out = { type: 'reasoning', reasoning: p.text, details: [{ type: 'text', text: p.text }] };
+      break;
+    case 'file':
+    case 'image':
+      out = { type: 'file', mimeType: p.mediaType, data: decodeValue(p.data, ctx) };
+      break;
+    case 'tool-invocation': {
+      const ti = { state: p.state, toolCallId: p.toolCallId, toolName: p.toolName };
+      setIf(ti, 'args', p.args, ctx);
+      setIf(ti, 'result', p.result, ctx);
+      setIf(ti, 'errorText', p.errorText, ctx);
+      setIf(ti, 'approval', p.approval, ctx);
+      out = { type: 'tool-invocation', toolInvocation: ti };
+      setIf(out, 'providerMetadata', p.providerMetadata, ctx);
+      break;
+    }
+    default:
+      throw new Error(`unknown part type ${p.type}`);
+  }
+  if (typeof p.createdAt === 'number') out.createdAt = p.createdAt;
+  return out;
+}
+
+/** A model message (codec message_to_json) as a MastraDBMessage; parts null = no content. */
+export function messageToMastra(m, ctx) {
+  const out = { id: m.id, role: m.role, createdAt: new Date(m.createdAt ?? 0) };
+  if (m.threadId !== undefined) out.threadId = m.threadId;
+  if (m.resourceId !== undefined) out.resourceId = m.resourceId;
+  if (m.parts !== null) {
+    out.content = { format: 2, parts: m.parts.map(p => partToMastra(p, ctx)) };
+    if (m.metadata !== undefined) {
+      const md = decodeValue(m.metadata, ctx);
+      if (md !== undefined) out.content.metadata = md;
+    }
+  }
+  return out;
+}
+
+/** A model system message (codec system_to_json) as an AI SDK system message. */
+export function systemToMastra(s, ctx) {
+  if (typeof s === 'string') return s;
+  const out = { role: 'system' };
+  if ('content' in s) {
+    const c = s.content;
+    if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && !('$class' in x))) {
+      out.content = c.map(x => {
+        const part = { type: 'text', text: decodeValue(x.text, ctx) };
+        setIf(part, 'providerOptions', x.providerOptions, ctx);
+        return part;
+      });
+    } else {
+      out.content = decodeValue(c, ctx);
+    }
+  }
+  if ('providerOptions' in s) out.providerOptions = decodeValue(s.providerOptions, ctx);
+  if ('experimental_providerMetadata' in s) out.experimental_providerMetadata = decodeValue(s.experimental_providerMetadata, ctx);
+  return out;
+}
+
+/** A processor entry (codec entry_to_json): message, system message or {value}. */
+export function entryToMastra(e, ctx) {
+  if (Array.isArray(e)) return e.map(x => entryToMastra(x, ctx));
+  if (isObj(e) && 'parts' in e) return messageToMastra(e, ctx);
+  if (isObj(e) && e.role === 'system') return systemToMastra(e, ctx);
+  if (isObj(e) && 'value' in e) return decodeValue(e.value, ctx);
+  throw new Error('not an entry');
+}
+
+/** A caller message: a string, an entry, or a (nested) list of them. */
+export function callerToMastra(c, ctx) {
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map(x => callerToMastra(x, ctx));
+  return entryToMastra(c, ctx);
+}
+
+// ---- Mastra -> model JSON -------------------------------------------------------------------
+
+function ms(d) {
+  if (d instanceof Date) return d.getTime();
+  if (typeof d === 'number') return d;
+  if (typeof d === 'string') return new Date(d).getTime();
+  return 0;
+}
+
+function putIf(target, key, v) {
+  if (v !== undefined) target[key] = encodeValue(v);
+}
+
+/** Parts the model has no word for. `step-start` is Mastra's step boundary: dropped. */
+const DROPPED_PART_TYPES = new Set(['step-start']);
+
+export function partFromMastra(p) {
+  if (!isObj(p) || DROPPED_PART_TYPES.has(p.type)) return null;
+  let out;
+  switch (p.type) {
+    case 'text':
+      out = { type: 'text', text: encodeValue(p.text) };
+      putIf(out, 'providerOptions', p.providerOptions);
+      break;
+    case 'reasoning':
+      out = { type: 'reasoning', text: typeof p.reasoning === 'string' && p.reasoning ? p.reasoning : (p.details ?? []).map(d => d.text ?? '').join('') };
+      break;
+    case 'file':
+      out = { type: 'file', data: encodeValue(p.data ?? p.url), mediaType: p.mimeType ?? p.mediaType ?? '' };
+      break;
+    case 'tool-invocation': {
+      const ti = p.toolInvocation ?? {};
+      out = { type: 'tool-invocation', toolCallId: ti.toolCallId, toolName: ti.toolName, state: ti.state };
+      putIf(out, 'args', ti.args);
+      putIf(out, 'result', ti.result);
+      putIf(out, 'errorText', ti.errorText);
+      putIf(out, 'approval', ti.approval);
+      putIf(out, 'providerMetadata', p.providerMetadata);
+      break;
+    }
+    default:
+      // an unknown part type: reported as a text part naming it, so a comparison shows it
+      out = { type: 'text', text: `<mastra part ${p.type}>` };
+  }
+  if (p.createdAt != null) out.createdAt = ms(p.createdAt);
+  return out;
+}
+
+export function messageFromMastra(m) {
+  const out = { id: m.id, role: m.role, createdAt: ms(m.createdAt) };
+  if (m.threadId != null) out.threadId = m.threadId;
+  if (m.resourceId != null) out.resourceId = m.resourceId;
+  const parts = m.content?.parts;
+  out.parts = Array.isArray(parts) ? parts.map(partFromMastra).filter(p => p !== null) : null;
+  const md = m.content?.metadata;
+  if (md !== undefined && !(isObj(md) && Object.keys(md).length === 0)) out.metadata = encodeValue(md);
+  return out;
+}
+
+export function systemFromMastra(s) {
+  if (typeof s === 'string') return { role: 'system', content: s };
+  const out = { role: 'system' };
+  if (!isObj(s)) return { role: 'system', content: encodeValue(s) };
+  if ('content' in s) {
+    const c = s.content;
+    if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && Object.getPrototypeOf(x) === Object.prototype)) {
+      out.content = c.map(x => {
+        const part = { type: 'text', text: encodeValue(x.text) };
+        putIf(part, 'providerOptions', x.providerOptions);
+        if (x.createdAt != null) part.createdAt = ms(x.createdAt);
+        return part;
+      });
+    } else if (c !== undefined) {
+      out.content = encodeValue(c);
+    }
+  }
+  putIf(out, 'providerOptions', s.providerOptions);
+  putIf(out, 'experimental_providerMetadata', s.experimental_providerMetadata);
+  return out;
+}
+
+/**
+ * The language-model prompt (LanguageModelV2Prompt) as model prompt entries. Mastra sends no
+ * message ids, so prompt messages carry id "" and createdAt 0. A tool result message is folded
+ * back onto the assistant tool call it answers: one tool-invocation part in state `result`
+ * (`output.type` json → its value; any other output, e.g. a cached `{type:'text', value}`, as
+ * the output object itself), `output-error` (error-text/error-json) or the call alone.
+ */
+export function promptFromMastra(prompt) {
+  const out = [];
+  const callParts = new Map(); // toolCallId -> the tool-invocation part in `out`
+  for (const m of prompt ?? []) {
+    if (m.role === 'system') {
+      const s = { role: 'system', content: typeof m.content === 'string' ? m.content : encodeValue(m.content) };
+      putIf(s, 'providerOptions', m.providerOptions);
+      out.push(s);
+      continue;
+    }
+    if (m.role === 'tool') {
+      for (const c of m.content ?? []) {
+        if (c.type !== 'tool-result') continue;
+        const part = callParts.get(c.toolCallId);
+        const o = c.output ?? {};
+        const target = part ?? { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'result' };
+        if (o.type === 'error-text' || o.type === 'error-json') {
+          target.state = 'output-error';
+          target.errorText = encodeValue(o.value);
+        } else {
+          target.state = 'result';
+          target.result = encodeValue(o.type === 'json' ? o.value : o);
+        }
+        if (!part) out.push({ id: '', role: 'assistant', createdAt: 0, parts: [target] });
+      }
+      continue;
+    }
+    const parts = [];
+    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content ?? [];
+    for (const c of content) {
+      if (c.type === 'text') {
+        const p = { type: 'text', text: encodeValue(c.text) };
+        putIf(p, 'providerOptions', c.providerOptions);
+        parts.push(p);
+      } else if (c.type === 'reasoning') {
+        parts.push({ type: 'reasoning', text: c.text });
+      } else if (c.type === 'file') {
+        parts.push({ type: 'file', data: encodeValue(typeof c.data === 'string' ? c.data : String(c.data)), mediaType: c.mediaType });
+      } else if (c.type === 'tool-call') {
+        const p = { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'call' };
+        putIf(p, 'args', c.input);
+        callParts.set(c.toolCallId, p);
+        parts.push(p);
+      } else if (c.type === 'tool-result') {
+        const p = { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'result' };
+        putIf(p, 'result', c.output?.type === 'json' ? c.output.value : c.output);
+        parts.push(p);
+      } else {
+        parts.push({ type: 'text', text: `<prompt part ${c.type}>` });
+      }
+    }
+    out.push({ id: '', role: m.role, createdAt: 0, parts });
+  }
+  return out;
+}

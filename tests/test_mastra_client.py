@@ -1,0 +1,68 @@
+"""The harness survives its adapter: a crashing and a hanging adapter (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from guardspec.mastra_client import AdapterCrashed, AdapterTimeout, MastraClient, adapter_available, repo_root
+
+pytestmark = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
+
+
+def _schemas():
+    import jsonschema
+    from referencing import Registry, Resource
+
+    from guardspec.model import codec
+
+    reg = Registry()
+    for name in ("scenario", "observation"):
+        s = codec.schema(name)
+        reg = reg.with_resource(s["$id"], Resource.from_contents(s))
+    out = {}
+    for name in ("request", "reply"):
+        s = json.loads((repo_root() / "docs" / "schemas" / f"{name}.schema.json").read_text())
+        out[name] = jsonschema.Draft202012Validator(s, registry=reg)
+    return out
+
+
+def test_crash_is_recorded_and_the_adapter_restarted() -> None:
+    with MastraClient(timeout=20) as c:
+        c.start()
+        first = c.pid
+        with pytest.raises(AdapterCrashed):
+            c.request({"kind": "crash"})
+        assert [i.kind for i in c.incidents] == ["crashed"]
+        assert c.pid != first and c.restarts == 1
+        assert c.request({"kind": "hello"})["protocol"] == 1
+
+
+def test_hang_times_out_and_the_next_request_is_answered() -> None:
+    with MastraClient(timeout=20) as c:
+        with pytest.raises(AdapterTimeout):
+            c.request({"kind": "hang"}, timeout=1.0)
+        assert c.incidents[-1].kind == "timeout"
+        r = c.ops([{"op": "view", "name": "all"}])
+        assert r["status"] == "ok" and r["results"] == [{"ok": True, "value": []}]
+
+
+def test_dead_command_is_reported() -> None:
+    c = MastraClient(command=["node", "-e", "process.exit(3)"], start_timeout=5)
+    with pytest.raises(AdapterCrashed):
+        c.request({"kind": "hello"})
+    c.close()
+
+
+def test_requests_and_replies_follow_the_published_schemas() -> None:
+    v = _schemas()
+    scenario = {"guardspec": 1, "agent": {"id": "agent"}, "call": {"loop": "generate", "messages": ["hi"], "actor": {"id": "a", "role": "user", "kind": "human"}}}
+    reqs = [{"id": 1, "kind": "hello"}, {"id": 2, "kind": "run", "mode": "raw", "scenario": scenario}, {"id": 3, "kind": "run", "mode": "guarded", "scenario": scenario}]
+    with MastraClient() as c:
+        for r in reqs:
+            v["request"].validate(r)
+            reply = c.request({k: x for k, x in r.items() if k != "id"})
+            v["reply"].validate(reply)
+        bad = c.request({"kind": "run", "mode": "sideways", "scenario": scenario})
+        assert bad["status"] == "errored" and bad["detail"].startswith("$.mode")
