@@ -1,0 +1,1 @@
+"""Differential conformance: protocol harness, vectors, pytest plugin."""
