@@ -68,12 +68,13 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
     try:
         for e in result:
             if isinstance(e, SystemMessage):
-                lst = ml.add_system(lst, SystemMessage(ml.system_text(e.content), e.provider_options, e.experimental_provider_metadata, ref=e.ref))
+                lst = ml.add_system(lst, SystemMessage(ml.system_text(e.content), ref=e.ref))
             elif e.role is Role.SYSTEM:
                 lst = ml.add_system(lst, SystemMessage(ml.system_text(e.parts), ref=e.ref))
-            elif lst.holds_object(e):
-                continue
             else:
+                # Unlike the workflow runner (M8), even the very object the list holds is
+                # removed and re-added, as the durable runner's legacy path does; its prior
+                # sources are restored, so memory+input stays both (S3).
                 lst = ml.remove_by_ids(lst, [e.id])
                 lst = _readd(lst, e, before.get(e.id, frozenset({Source.INPUT})))
     except MastraError as err:
