@@ -50,6 +50,9 @@ def _part_key(p: Part) -> tuple:
     raise TypeError(p)  # pragma: no cover
 
 
+_PARTS = (TextPart, ToolPart, ReasoningPart, FilePart, ImagePart)
+
+
 def fingerprint(entry: Message | SystemMessage) -> tuple:
     """G9 Fingerprint: of a message its id, role and content (parts, part stamps and metadata
     included); of a system message its content, providerOptions and
@@ -58,7 +61,7 @@ def fingerprint(entry: Message | SystemMessage) -> tuple:
     if isinstance(entry, SystemMessage):
         content = entry.content
         if isinstance(content, tuple):
-            content = ("a",) + tuple(_part_key(p) if isinstance(p, TextPart) else fv(p) for p in content)
+            content = ("a",) + tuple(_part_key(p) if isinstance(p, _PARTS) else fv(p) for p in content)
         else:
             content = fv(content)
         return ("system", content, fv(entry.provider_options), fv(entry.experimental_provider_metadata))

@@ -206,6 +206,8 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
         from .guard.removal import refusal_removal
 
         lst = refusal_removal(lst, (), None, ())
+        if bound:
+            threads = finish.save(threads, *bound, lst)  # durable finalisation: nothing left to save
         lst = drain_unsaved(lst)
         return _observe(
             scenario,

@@ -23,6 +23,7 @@ from .changes import Addition, Fingerprints, additions_after, all_entries, remem
 from .readset import read_text
 from .removal import refusal_removal
 
+CONTEXT_ONLY = frozenset({Source.CONTEXT})
 RECORDER = "breakwater-client-tool-outcome-recorder"
 MAPPER = "breakwater-client-tool-output"
 POLICY_ENGINE = "breakwater-policy-engine"
@@ -106,6 +107,7 @@ def guarded_chain(
         if trace:
             trace.stage("memory processors", lst)
     all_carriers = remembered_outcome_ids(lst, recorded)
+    call_context = frozenset(s.message.ref for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
         # G5 Invocation: once, on the initial input, receiving every message on the list.
@@ -143,7 +145,7 @@ def guarded_chain(
         trace.stage("client tool output mapping", lst)
 
     try:
-        text = read_text(lst, recorded, record)
+        text = read_text(lst, recorded, record, call_context)
     except NotClassified:
         audit.append(event(agent, actor, "agent.input.policy", "error", "input message content is not classified"))
         return stop(lst, "input message content is not classified", POLICY_ENGINE, None, all_carriers)

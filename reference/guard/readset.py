@@ -11,9 +11,15 @@ from ..reading import entry_texts, fingerprint, message_texts
 from .changes import Addition
 
 
-def read_text(lst: MessageList, recorded: frozenset[tuple[str, str, str]], record: list[Addition]) -> str:
+def read_text(
+    lst: MessageList,
+    recorded: frozenset[tuple[str, str, str]],
+    record: list[Addition],
+    call_context: frozenset[int] = frozenset(),
+) -> str:
     """G10: the caller messages (every input message memory does not hold, whole; of a
-    memory+input message only the client tool outcome parts the recorder saw), then every
+    memory+input message only the client tool outcome parts the recorder saw; the call's own
+    context messages, whole), then every
     recorded addition not already read there with the same fingerprint, moved remembered
     caller-outcome messages read whole. G12: caller text first, additions after it, joined by
     newlines. Raises ``NotClassified`` for content that cannot be read as text."""
@@ -33,6 +39,14 @@ def read_text(lst: MessageList, recorded: frozenset[tuple[str, str, str]], recor
                 return isinstance(p, ToolPart) and (mid, p.tool_call_id, p.state.value) in recorded
 
             texts.extend(message_texts(m, only=seen))
+    # Beyond SPEC: the call's own context messages (``options.context``, the objects
+    # ``call_context`` names, still unchanged) are the caller's too and reach the prompt; G10
+    # is silent on them, I4 demands they be read, so they are read whole after the input. A
+    # context message a processor adds or changes is an addition, read below.
+    for s in lst.slots:
+        if s.message.ref in call_context and Source.CONTEXT in s.sources:
+            texts.extend(message_texts(s.message))
+            read_whole.add(fingerprint(s.message))
     for a in record:
         if not a.moved and isinstance(a.entry, Message) and fingerprint(a.entry) in read_whole:
             continue

@@ -1,0 +1,155 @@
+"""Each invariant function reports a violation on a crafted bad observation (no check that
+cannot fail), and holds on the matching good one."""
+
+import pytest
+from attrs import evolve
+
+from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore, ThrowingEvaluator
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.observation import Answered, AuditEvent, ListMessage, ListView, Observation, Refused, Result
+from guardspec.model.processors import Abort, AbortThenThrow, Processor, Return, Throw
+from guardspec.model.scenario import Call, Loop, Scenario
+from guardspec.model.values import obj
+from guardspec.properties import invariants as inv
+
+ACTOR = Actor("alice", "user")
+U0 = Message("u0", Role.USER, (TextPart("note-00"),), created_at=1, thread_id="t1", resource_id="r1")
+A0 = Message("a0", Role.ASSISTANT, (ToolPart("tc1", "lookup", ToolState.CALL, args=obj(q="note-01")),), created_at=2, thread_id="t1", resource_id="r1")
+STORE = ThreadStore((Thread("t1", "r1", (U0, A0)),))
+C1 = Message("c1", Role.USER, (TextPart("FORBIDDEN-01"),), created_at=10)
+AGENT = Agent(policies=(DenyPatterns("no-marker", ("FORBIDDEN",)),), memory=Memory(), client_tools=(ClientTool("lookup", Mapping()),))
+
+
+def scenario(agent=AGENT, loop=Loop.GENERATE, msgs=(C1,)):
+    return Scenario(agent, Call(loop=loop, messages=msgs, actor=ACTOR, memory=MemoryBinding("t1", "r1")), STORE)
+
+
+REFUSED = Refused("policy 'no-marker' denied the input", "breakwater-policy-engine")
+EV = lambda action, decision, reason, **d: AuditEvent(action, decision, reason, ACTOR, "agent:agent", tuple(sorted(d.items())))
+
+
+def test_i1_flags_a_saved_refused_call():
+    after = ThreadStore((Thread("t1", "r1", (U0, A0, C1)),))
+    assert inv.refused_call_leaves_threads_intact(scenario(), Observation(REFUSED), STORE, after)
+    assert not inv.refused_call_leaves_threads_intact(scenario(), Observation(REFUSED), STORE, STORE)
+
+
+def test_i2_flags_a_title():
+    after = ThreadStore((Thread("t1", "r1", (U0, A0), "User: FORBIDDEN-01"),))
+    assert inv.refused_call_generates_no_title(scenario(), Observation(REFUSED), STORE, after)
+    assert inv.guarded_agent_generates_no_title(scenario(), Observation(Answered()), STORE, after)
+
+
+def test_i3_flags_caller_and_changed_history_in_result():
+    changed = evolve(U0, parts=(TextPart("note-09"),))
+    obs = Observation(REFUSED, result=Result("", "other", ("u0", "c1"), ("u0",)), list=ListView((ListMessage(changed, (Source.MEMORY,)),)))
+    v = inv.refused_result_omits_call_messages(scenario(), obs)
+    assert any("caller message 'c1'" in x for x in v) and any("changed history" in x for x in v)
+    assert inv.refused_list_holds_only_history(scenario(), obs)
+
+
+def test_g13_flags_input_left_on_the_list():
+    obs = Observation(REFUSED, list=ListView((ListMessage(U0, (Source.RESPONSE,)),)))
+    assert inv.refused_list_holds_only_history(scenario(), obs)
+
+
+def test_i4_flags_unread_prompt_entries():
+    sysmsg = SystemMessage("You are a guarded agent.", obj(note="note-05"))
+    obs = Observation(Answered(), prompts=((sysmsg, U0, evolve(C1, parts=(TextPart("note-07"),))),), read="")
+    v = inv.nothing_reaches_model_unread(scenario(), obs, "")
+    assert len(v) == 2  # the edited system message and the unread caller part; u0 is stored
+    assert not inv.nothing_reaches_model_unread(scenario(), obs, "You are a guarded agent.\nnote-05\nnote-07")
+
+
+def test_i4_flags_an_addition_a_later_processor_removed():
+    added = Message("n1", Role.USER, (TextPart("note-11"),), created_at=5)
+    base = ListView((ListMessage(U0, (Source.MEMORY,)),))
+    after_p1 = ListView((ListMessage(U0, (Source.MEMORY,)), ListMessage(added, (Source.MEMORY,))))
+    stages = (("memory processors", base), ("processor p1", after_p1), ("processor p2", base))
+    assert inv.additions_are_read(scenario(), "", stages)
+    assert not inv.additions_are_read(scenario(), "note-11", stages)
+
+
+def test_i5_flags_two_events_and_a_missed_failure():
+    failing = scenario(agent=evolve(AGENT, processors=(Processor("p1", (), Throw("boom-1")),)))
+    ev = EV("agent.input.processor", "error", "input processor failed", processor="p1")
+    auth = EV("agent.input.authorize", "allowed", "authorized")
+    assert inv.processor_failure_gives_one_error_event(failing, Observation(Refused("input processor failed", "p1"), audit=(auth, ev, ev)))
+    assert inv.processor_failure_gives_one_error_event(failing, Observation(Refused("reason-1", "p1"), audit=(auth,)))
+    assert not inv.processor_failure_gives_one_error_event(failing, Observation(Refused("input processor failed", "p1"), audit=(auth, ev)))
+
+
+def test_i6_flags_a_throw_taken_for_an_abort_and_an_event_on_abort():
+    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1", (), AbortThenThrow("reason-1", "boom-1")),)))
+    auth = EV("agent.input.authorize", "allowed", "authorized")
+    assert inv.own_abort_refuses_with_own_reason(sc, Observation(Refused("reason-1", "p1"), audit=(auth,)))
+    sc2 = scenario(agent=evolve(AGENT, processors=(Processor("p1", (), Abort("reason-1")),)))
+    ev = EV("agent.input.processor", "error", "input processor failed", processor="p1")
+    assert inv.own_abort_refuses_with_own_reason(sc2, Observation(Refused("reason-1", "p1"), audit=(auth, ev)))
+    assert not inv.own_abort_refuses_with_own_reason(sc2, Observation(Refused("reason-1", "p1"), audit=(auth,)))
+
+
+def test_i7_flags_a_second_run_and_a_late_processor():
+    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)))
+    assert inv.processors_run_once_before_model(sc, Observation(Answered(), prompts=((),)), ("processor p1", "processor p1", "model step"))
+    assert inv.processors_run_once_before_model(sc, Observation(Answered(), prompts=((),)), ("model step", "processor p1"))
+    assert not inv.processors_run_once_before_model(sc, Observation(Answered(), prompts=((),)), ("processor p1", "model step"))
+
+
+def _carrier_stages(sources_after):
+    done = evolve(A0, parts=(ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000),))
+    base = ListView((ListMessage(done, (Source.MEMORY, Source.INPUT)),))
+    after = ListView((ListMessage(done, sources_after),))
+    return done, (("memory processors", base), ("processor p1", after))
+
+
+def test_i8_flags_a_demoted_carrier_and_a_missing_save():
+    done, stages = _carrier_stages((Source.MEMORY,))
+    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)))
+    assert inv.returned_memory_input_stays_both(sc, Observation(Answered()), "", stages, STORE)
+    done, stages = _carrier_stages((Source.MEMORY, Source.INPUT))
+    v = inv.returned_memory_input_stays_both(sc, Observation(Answered(), prompts=((done,),)), "", stages, STORE)
+    assert any("unmapped" in x for x in v) and any("not saved" in x for x in v)
+
+
+def test_i10_flags_a_remapped_moved_outcome():
+    done, stages = _carrier_stages((Source.MEMORY,))
+    mapped = evolve(done, parts=(evolve(done.parts[0], result=obj(type="text", value="mapped:x")),))
+    assert inv.moved_outcome_not_remapped(scenario(), Observation(Answered(), prompts=((mapped,),)), stages)
+    assert not inv.moved_outcome_not_remapped(scenario(), Observation(Answered(), prompts=((done,),)), stages)
+
+
+def test_i9_flags_refused_text_sent_later():
+    first = scenario()
+    later = scenario(msgs=(Message("c2", Role.USER, (TextPart("note-03"),), created_at=20),))
+    sent = Observation(Answered(), prompts=((U0, evolve(C1, thread_id="t1")),))
+    assert inv.refused_text_never_sent_later([(first, Observation(REFUSED)), (later, sent)])
+    assert not inv.refused_text_never_sent_later([(first, Observation(REFUSED)), (later, Observation(Answered(), prompts=((U0,),)))])
+
+
+def test_i11_flags_different_observations():
+    assert inv.same_scenario_same_observation(Observation(Answered()), Observation(REFUSED))
+    assert not inv.same_scenario_same_observation(Observation(Answered()), Observation(Answered()))
+
+
+def test_g12_flags_a_skipped_failing_evaluator():
+    sc = scenario(agent=evolve(AGENT, policies=(ThrowingEvaluator("throws"),) + AGENT.policies))
+    allowed = EV("agent.input.policy", "allowed", "policy allowed")
+    assert inv.policy_verdict_matches_read(sc, Observation(Answered(), audit=(allowed,), read="note"))
+
+
+def test_g15_flags_message_text_in_an_event():
+    ev = EV("agent.input.policy", "denied", "policy denied FORBIDDEN-01")
+    assert inv.audit_is_hygienic(scenario(), Observation(REFUSED, audit=(ev,)))
+
+
+def test_g11_flags_an_ignored_mapping_error():
+    agent = evolve(AGENT, client_tools=(ClientTool("lookup", Mapping("throws")),))
+    done, stages = _carrier_stages((Source.MEMORY, Source.INPUT))
+    stages = stages[:1]
+    auth = EV("agent.input.authorize", "allowed", "authorized")
+    assert inv.mapping_error_fails_call(scenario(agent=agent), Observation(Answered(), audit=(auth,)), stages)
+
+
+def test_g7_identity_flags_a_change():
+    assert inv.identity_processors_change_nothing(Observation(Answered(), prompts=((U0,),)), Observation(Answered(), prompts=((),)))
