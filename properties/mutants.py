@@ -150,8 +150,8 @@ def _demote() -> list[Patch]:
 def _read_filter(keep: Callable[[Any, Any], bool]) -> list[Patch]:
     orig = chain.read_text
 
-    def read_text(lst, recorded, record):
-        return orig(lst, recorded, [a for a in record if keep(lst, a)])
+    def read_text(lst, recorded, record, *rest):
+        return orig(lst, recorded, [a for a in record if keep(lst, a)], *rest)
 
     return [(chain, "read_text", read_text)]
 

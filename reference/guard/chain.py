@@ -107,7 +107,7 @@ def guarded_chain(
         if trace:
             trace.stage("memory processors", lst)
     all_carriers = remembered_outcome_ids(lst, recorded)
-    call_context = frozenset(s.message.ref for s in lst.slots if s.sources == CONTEXT_ONLY)
+    call_context = frozenset(fps(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
         # G5 Invocation: once, on the initial input, receiving every message on the list.

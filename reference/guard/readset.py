@@ -15,7 +15,7 @@ def read_text(
     lst: MessageList,
     recorded: frozenset[tuple[str, str, str]],
     record: list[Addition],
-    call_context: frozenset[int] = frozenset(),
+    call_context: frozenset[tuple] = frozenset(),
 ) -> str:
     """G10: the caller messages (every input message memory does not hold, whole; of a
     memory+input message only the client tool outcome parts the recorder saw; the call's own
@@ -39,12 +39,13 @@ def read_text(
                 return isinstance(p, ToolPart) and (mid, p.tool_call_id, p.state.value) in recorded
 
             texts.extend(message_texts(m, only=seen))
-    # Beyond SPEC: the call's own context messages (``options.context``, the objects
-    # ``call_context`` names, still unchanged) are the caller's too and reach the prompt; G10
-    # is silent on them, I4 demands they be read, so they are read whole after the input. A
-    # context message a processor adds or changes is an addition, read below.
+    # Beyond SPEC: the call's own context messages (``options.context``; ``call_context``
+    # holds their fingerprints) are the caller's too and reach the prompt; G10 is silent on
+    # them, I4 demands they be read, so every context message still identical to one of them
+    # (the very object or a copy a processor returned) is read whole after the input. A context
+    # message a processor adds or changes is an addition, read below.
     for s in lst.slots:
-        if s.message.ref in call_context and Source.CONTEXT in s.sources:
+        if Source.CONTEXT in s.sources and fingerprint(s.message) in call_context:
             texts.extend(message_texts(s.message))
             read_whole.add(fingerprint(s.message))
     for a in record:

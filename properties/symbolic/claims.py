@@ -1,0 +1,246 @@
+"""I1-I10 stated over the encoded call, each with the clauses it stands on.
+
+Each claim mirrors the function of properties/invariants.py that checks the same invariant on
+an interpreter run (named in ``checks``), over the fields the encoding computes. ``premise``
+is when the claim says something (a refused call, for I1): the honesty check asks z3 that it
+can happen, so that no proof is vacuous.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from attrs import frozen
+
+from . import finish as fin
+from . import listops as ls
+from . import logic as L
+from .encoded import ANSWERED, REFUSED, R_ABORT, R_PROC_FAILED, Encoded, label_read, tool_read
+from .listops import Slot
+from .scope import NO_LABEL, End, Kind, Op, Tool
+
+
+@frozen
+class Claim:
+    name: str
+    title: str
+    clauses: tuple[str, ...]
+    checks: str  # the properties/harness.py property name that checks it on a run
+    modes: tuple[str, ...]
+    holds: Callable[[Encoded], Any]
+    premise: Callable[[Encoded], Any]
+
+
+def refused(e: Encoded) -> Any:
+    return L.eq(e.outcome, REFUSED)
+
+
+def answered(e: Encoded) -> Any:
+    return L.eq(e.outcome, ANSWERED)
+
+
+def i1(e: Encoded) -> Any:
+    return L.implies(refused(e), L.not_(e.thread_changed))
+
+
+def i2(e: Encoded) -> Any:
+    return L.implies(refused(e), L.not_(e.title))
+
+
+def i3(e: Encoded) -> Any:
+    ch = e.choices
+    ok = []
+    for s, slot in enumerate(e.final.slots):
+        k = ch.kind[s]
+        unchanged = L.and_(L.eq(k, Kind.STORED), ls.same_content(slot.c, fin.stored_content(ch, s)))
+        allowed = L.or_(unchanged, L.eq(k, Kind.CONTEXT))
+        ok.append(L.implies(L.or_(e.result_msgs[s], e.result_mem[s]), allowed))
+    return L.implies(L.and_(refused(e), e.has_result), L.and_(L.all_(ok), L.not_(e.result_reply)))
+
+
+def known_text(e: Encoded, s: int, c: Any) -> Any:
+    """A text part identical to one stored before the call (same id, role, text, no stamp)."""
+    ch = e.choices
+    return L.or_(
+        L.eq(c.label, -1),
+        L.and_(fin.is_stored(ch, s), L.eq(c.label, s), L.eq(c.assistant, ch.assistant[s]), L.not_(c.stamped)),
+    )
+
+
+def prompt_known_or_read(e: Encoded) -> Any:
+    """I4 first half: each prompt entry is stored or configured before the call, or read.
+    Mastra's own placeholder user message "." (M12) is nobody's content and is exempt
+    (properties/invariants.py flags it: ``PLACEHOLDER_FALSE_POSITIVE``)."""
+    out = []
+    for s, slot in enumerate(e.prompt.slots):
+        text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
+        out.append(L.implies(slot.present, L.and_(text_ok, tool_read(e, slot.c.tool))))
+    sc = e.choices.scope
+    for k in range(sc.processors):
+        for j in range(sc.ops):
+            out.append(L.implies(e.prompt.systems[1 + k * sc.ops + j], label_read(e, sc.op_label(k, j))))
+    out.append(L.implies(L.ne(e.prompt.opt_label, NO_LABEL), label_read(e, e.prompt.opt_label)))
+    return L.implies(e.prompted, L.all_(out))
+
+
+def additions_read(e: Encoded) -> Any:
+    """I4 second half (guarded): text a processor ever added outside the input is read."""
+    ch, sc = e.choices, e.choices.scope
+    out = []
+    for k, (done, stage) in enumerate(zip(e.completed, e.stages)):
+        for s, slot in enumerate(stage.slots):
+            b = e.base.slots[s]
+            seen_text = L.and_(b.present, L.eq(b.c.label, slot.c.label), L.eq(b.c.assistant, slot.c.assistant), L.eq(b.c.stamped, slot.c.stamped))
+            seen_tool = L.and_(b.present, L.eq(b.c.tool, slot.c.tool), L.eq(b.c.assistant, slot.c.assistant))
+            later = L.and_(L.eq(slot.c.tool, Tool.RESULT), ch.mapping_on)
+            entry = L.and_(done, slot.present, L.not_(ls.only_input(slot)))
+            text_ok = L.or_(known_text(e, s, slot.c), seen_text, label_read(e, slot.c.label))
+            tool_ok = L.or_(seen_tool, later, tool_read(e, slot.c.tool))
+            out.append(L.implies(entry, L.and_(text_ok, tool_ok)))
+        for j in range(sc.ops):
+            out.append(L.implies(L.and_(done, stage.systems[1 + k * sc.ops + j]), label_read(e, sc.op_label(k, j))))
+        out.append(L.implies(L.and_(done, L.ne(stage.opt_label, NO_LABEL)), label_read(e, stage.opt_label)))
+    return L.implies(e.read_on, L.all_(out))
+
+
+def i4(e: Encoded) -> Any:
+    if e.mode == "raw":
+        return prompt_known_or_read(e)
+    return L.and_(prompt_known_or_read(e), additions_read(e))
+
+
+def failed_by_processor(e: Encoded) -> Any:
+    return L.and_(refused(e), L.eq(e.reason, R_PROC_FAILED))
+
+
+def reaches_processors(e: Encoded) -> Any:
+    return L.and_(L.not_(e.choices.title_on), e.choices.rbac_ok)
+
+
+def i5(e: Encoded) -> Any:
+    f = failed_by_processor(e)
+    first_fails = L.one_of(e.choices.end[0], (End.THROW, End.ABORT_THEN_THROW)) if e.choices.end else False
+    return L.and_(
+        L.implies(f, L.and_(L.eq(e.processor_events, 1), L.eq(e.policy_events, 0), L.not_(e.prompted))),
+        L.implies(L.not_(f), L.eq(e.processor_events, 0)),
+        L.implies(L.and_(first_fails, reaches_processors(e)), L.and_(f, L.eq(e.by, 0))),
+    )
+
+
+def own_refusal(e: Encoded) -> Any:
+    return L.and_(refused(e), e.by >= 0, L.ne(e.reason, R_PROC_FAILED))
+
+
+def i6(e: Encoded) -> Any:
+    ends = e.choices.end
+    own_abort = L.any_(L.and_(L.eq(e.by, k), L.eq(ends[k], End.ABORT), L.eq(e.reason, R_ABORT)) for k in range(len(ends)))
+    first = L.and_(L.eq(ends[0], End.ABORT), reaches_processors(e)) if ends else False
+    return L.and_(
+        L.implies(own_refusal(e), L.and_(own_abort, L.eq(e.processor_events, 0))),
+        L.implies(first, L.and_(refused(e), L.eq(e.by, 0))),
+    )
+
+
+def i7(e: Encoded) -> Any:
+    c = e.completed
+    prefix = [L.implies(c[k], c[k - 1]) for k in range(1, len(c))]
+    return L.and_(L.all_(prefix), L.implies(answered(e), L.all_(c)))
+
+
+def last_stage(e: Encoded, s: int) -> tuple[Any, Slot]:
+    """The slot after the last processor that completed, and whether one did."""
+    slot = e.base.slots[s]
+    for done, stage in zip(e.completed, e.stages):
+        slot = ls.ite_slot(done, stage.slots[s], slot)
+    return (e.completed[0] if e.completed else False), slot
+
+
+def touched(e: Encoded, s: int) -> Any:
+    """A completed processor moved the message with in-place steps (invariants.touches)."""
+    ch = e.choices
+    out = []
+    for k, done in enumerate(e.completed):
+        for j in range(ch.scope.ops):
+            o = ch.op[k][j]
+            out.append(L.and_(done, L.or_(L.eq(o, Op.CLEAR_INPUT), L.and_(L.one_of(o, (Op.REMOVE, Op.ADD, Op.MOVE)), L.eq(ch.tgt[k][j], s)))))
+    return L.any_(out)
+
+
+def carrier(e: Encoded, s: int) -> Any:
+    return L.eq(e.choices.kind[s], Kind.CARRIER)
+
+
+def i8(e: Encoded) -> Any:
+    ch = e.choices
+    out = []
+    for s in range(ch.scope.messages):
+        any_done, last = last_stage(e, s)
+        considered = L.and_(carrier(e, s), any_done, L.not_(touched(e, s)), last.present)
+        both = L.and_(last.mem, last.inp)
+        outcome = L.one_of(last.c.tool, (Tool.RESULT, Tool.CACHED))
+        sent = e.prompt.slots[s]
+        sent_ok = L.and_(sent.present, L.ne(sent.c.tool, Tool.NONE))
+        mapped_ok = L.implies(L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on), L.eq(sent.c.tool, Tool.CACHED))
+        read_ok = tool_read(e, sent.c.tool)
+        row = e.rows[s]
+        saved_ok = L.and_(row.present, L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED)))
+        on_success = L.implies(L.and_(answered(e), outcome), L.and_(sent_ok, mapped_ok, read_ok, saved_ok))
+        out.append(L.implies(considered, L.and_(both, on_success)))
+    return L.all_(out)
+
+
+def i9(e: Encoded) -> Any:
+    """I9 reduced to one call: the only state a later call reads from this one is the stored
+    thread (M7 loads it; M12 sends it; the title is never sent), so after a refused call the
+    thread must hold no text of its caller input."""
+    ch = e.choices
+    N = ch.scope.messages
+    leaks = [
+        L.and_(e.rows[s].present, L.eq(e.rows[s].c.label, t), L.eq(ch.kind[t], Kind.INPUT))
+        for s in range(N)
+        for t in range(N)
+    ]
+    return L.implies(refused(e), L.not_(L.any_(leaks)))
+
+
+def i10(e: Encoded) -> Any:
+    out = []
+    for s in range(e.choices.scope.messages):
+        any_done, last = last_stage(e, s)
+        sent = e.prompt.slots[s]
+        moved = L.and_(carrier(e, s), any_done, last.present, L.not_(last.inp), answered(e), sent.present)
+        out.append(L.implies(moved, ls.same_content(sent.c, last.c)))
+    return L.all_(out)
+
+
+def p_i8(e: Encoded) -> Any:
+    return L.any_(L.and_(carrier(e, s), answered(e), L.not_(touched(e, s))) for s in range(e.choices.scope.messages))
+
+
+def p_i10(e: Encoded) -> Any:
+    return L.any_(L.and_(carrier(e, s), answered(e), last_stage(e, s)[0], last_stage(e, s)[1].present, L.not_(last_stage(e, s)[1].inp)) for s in range(e.choices.scope.messages))
+
+
+def placeholder_line(line: str) -> bool:
+    """An I4 violation properties/invariants.py reports for Mastra's placeholder user message
+    "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
+    invariants.py, left out when the interpreter's verdict is compared with the claim's."""
+    return line.startswith("I4: prompt[") and "message '' part" in line
+
+
+BOTH = ("guarded", "raw")
+CLAIMS: dict[str, Claim] = {
+    c.name: c
+    for c in (
+        Claim("I1", "a refused call leaves every stored thread as it was", ("S8", "S9", "G13", "G14", "M10", "M13"), "I1 refused_call_leaves_threads_intact", BOTH, i1, refused),
+        Claim("I2", "no title is generated from a refused call", ("S9", "G14", "G0", "M10", "M13"), "I2 refused_call_generates_no_title", BOTH, i2, refused),
+        Claim("I3", "a refused result omits input, response, added, changed, moved messages", ("S9", "G13", "G14", "M13"), "I3 refused_result_omits_call_messages", BOTH, i3, lambda e: L.and_(refused(e), e.has_result)),
+        Claim("I4", "nothing reaches the model unread", ("S5", "G9", "G10", "G12", "M11", "M12"), "I4 nothing_reaches_model_unread", BOTH, i4, lambda e: e.prompted),
+        Claim("I5", "a processor failure gives one error event, no policy event, no model call", ("S4", "G6"), "I5 processor_failure_gives_one_error_event", ("guarded",), i5, failed_by_processor),
+        Claim("I6", "an own abort refuses with its own reason and no processor event", ("S4", "G6"), "I6 own_abort_refuses_with_own_reason", ("guarded",), i6, own_refusal),
+        Claim("I7", "each processor runs once, in order, before the model", ("S1", "G2", "G5"), "I7 processors_run_once_before_model", ("guarded",), i7, answered),
+        Claim("I8", "a returned memory+input message stays both, read, mapped, saved", ("S3", "G7", "G10", "G11", "M3", "M13"), "I8 returned_memory_input_stays_both", ("guarded",), i8, p_i8),
+        Claim("I9", "no refused caller text is kept for a later call", ("S8", "S9", "G13", "G14", "M7", "M12"), "I9 refused_text_never_sent_later", BOTH, i9, refused),
+        Claim("I10", "a moved remembered outcome is not re-mapped", ("S6", "G11", "M11"), "I10 moved_outcome_not_remapped", ("guarded",), i10, p_i10),
+    )
+}

@@ -1,0 +1,132 @@
+"""Fixed choices → a concrete ``Scenario`` the interpreter runs (the counterexample, replayed)."""
+
+from __future__ import annotations
+
+from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.processors import (
+    Abort,
+    AbortThenThrow,
+    AddMessages,
+    AddSystem,
+    ArrayOf,
+    ClearInput,
+    EditMessage,
+    EditSystem,
+    EditText,
+    Primitive,
+    Processor,
+    RemoveByIds,
+    Return,
+    SameList,
+    Throw,
+)
+from guardspec.model.scenario import Call, Loop, Scenario
+from guardspec.model.values import obj
+
+from .scope import MARKER, Choices, End, Kind, LoopC, Op, label_text, result_text
+
+THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
+SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
+LOOPS = {LoopC.GENERATE: Loop.GENERATE, LoopC.STREAM: Loop.STREAM, LoopC.DURABLE: Loop.DURABLE}
+
+
+def mid(s: int) -> str:
+    return f"m{s}"
+
+
+def created(s: int) -> int:
+    return 10 + s
+
+
+def _role(assistant: bool) -> Role:
+    return Role.ASSISTANT if assistant else Role.USER
+
+
+def _pending() -> ToolPart:
+    return ToolPart(CALL_ID, TOOL, ToolState.CALL, args=obj(q=1))
+
+
+def _outcome(marked: bool) -> ToolPart:
+    return ToolPart(CALL_ID, TOOL, ToolState.RESULT, args=obj(q=1), result=result_text(marked))
+
+
+def processor(ch: Choices, k: int) -> Processor:
+    sc = ch.scope
+    steps = []
+    for j in range(sc.ops):
+        o, t = Op(ch.op[k][j]), ch.tgt[k][j]
+        text = label_text(sc.op_label(k, j), ch.omark[k][j])
+        if o is Op.ADD:
+            m = Message(mid(t), _role(ch.orole[k][j]), (TextPart(text),), created_at=created(t))
+            steps.append(AddMessages((m,), SOURCES[ch.src[k][j]], merge=False))
+        elif o is Op.REMOVE:
+            steps.append(RemoveByIds((mid(t),)))
+        elif o is Op.ADD_SYSTEM:
+            steps.append(AddSystem(SystemMessage(text)))
+        elif o is Op.EDIT:
+            steps.append(EditMessage(mid(t), text))
+        elif o is Op.CLEAR_INPUT:
+            steps.append(ClearInput())
+        elif o is Op.EDIT_SYSTEM:
+            steps.append(EditSystem(0, "providerOptions", obj(note=text)))
+        elif o is Op.MOVE:
+            # the carrier out, and a literal copy of it as memory loaded it back under a source
+            steps.append(RemoveByIds((mid(t),)))
+            copy = Message(mid(t), Role.ASSISTANT, (TextPart(label_text(t, ch.mark[t])), _outcome(ch.res_mark)), created(t), THREAD, RESOURCE)
+            steps.append(AddMessages((copy,), SOURCES[ch.src[k][j]], merge=False))
+    e, t = End(ch.end[k]), ch.etgt[k]
+    end = {
+        End.UNDEFINED: lambda: Return(Primitive()),
+        End.SAME_LIST: lambda: Return(SameList()),
+        End.ARRAY: lambda: Return(ArrayOf()),
+        End.COPIES: lambda: Return(ArrayOf(copy="shallow")),
+        End.FILTER: lambda: Return(ArrayOf(drop=(mid(t),))),
+        End.EDIT_TEXT: lambda: Return(ArrayOf(edits=(EditText(mid(t), label_text(sc.edit_label(k), ch.emark[k])),))),
+        End.ABORT: lambda: Abort(f"stop-p{k}"),
+        End.THROW: lambda: Throw(f"boom-p{k}"),
+        End.ABORT_THEN_THROW: lambda: AbortThenThrow(f"stop-p{k}", f"boom-p{k}"),
+    }[e]()
+    return Processor(f"p{k}", tuple(steps), end)
+
+
+def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
+    """The call the choices describe (module docstring of scope.py)."""
+    N = ch.scope.messages
+    stored, caller, context = [], [], []
+    for s in range(N):
+        k = Kind(ch.kind[s])
+        text = TextPart(label_text(s, ch.mark[s]))
+        role = _role(ch.assistant[s])
+        if k is Kind.STORED:
+            stored.append(Message(mid(s), role, (text,), created(s), THREAD, RESOURCE))
+        elif k is Kind.CARRIER:
+            stored.append(Message(mid(s), Role.ASSISTANT, (text, _pending()), created(s), THREAD, RESOURCE))
+            caller.insert(0, Message(mid(s), Role.ASSISTANT, (_outcome(ch.res_mark),), created(s)))
+        elif k is Kind.INPUT:
+            caller.append(Message(mid(s), Role.USER, (text,), created(s)))
+        elif k is Kind.CONTEXT:
+            context.append(Message(mid(s), role, (text,), created(s)))
+    agent = Agent(
+        policies=(DenyPatterns("marker", (MARKER,)),),
+        processors=tuple(processor(ch, k) for k in range(ch.scope.processors)),
+        client_tools=(ClientTool(TOOL, Mapping() if ch.mapping_on else None),),
+        memory=Memory(generate_title=bool(ch.title_on)),
+    )
+    call = Call(
+        loop=LOOPS[LoopC(ch.loop)],
+        messages=tuple(caller),
+        actor=Actor("alice", "user" if ch.rbac_ok else "guest"),
+        memory=MemoryBinding(THREAD, RESOURCE),
+        context=tuple(context),
+    )
+    return Scenario(agent, call, ThreadStore((Thread(THREAD, RESOURCE, tuple(stored)),)), name=name)
+
+
+def follow_up(first: Scenario) -> Scenario:
+    """I9's later call on the same thread: no processors, no policies, a clean user message."""
+    from attrs import evolve
+
+    agent = evolve(first.agent, processors=(), policies=(), memory=Memory())
+    call = evolve(first.call, loop=Loop.GENERATE, messages=(Message("next", Role.USER, (TextPart("next call"),), 900),), actor=Actor("alice", "user"), context=())
+    return evolve(first, agent=agent, call=call, name=first.name + " / follow-up")

@@ -1,0 +1,127 @@
+"""The encoded call: every field the encoding computes, and the list a call starts from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+from . import listops as ls
+from . import logic as L
+from .listops import ABSENT, Content, ListS, Slot
+from .scope import NO_LABEL, Choices, Kind, Tool
+
+ANSWERED, REFUSED, FAILED = 0, 1, 2
+BY_NONE, BY_RBAC, BY_POLICY = -1, -2, -3
+R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED = range(7)
+
+
+@frozen
+class Encoded:
+    """One call, encoded. ``clauses`` names the clauses the encoding relied on."""
+
+    mode: str
+    choices: Choices
+    in_scope: Any
+    outcome: Any
+    by: Any
+    reason: Any
+    authorize_events: Any
+    processor_events: Any
+    policy_events: Any
+    has_list: Any
+    final: ListS
+    final_reply: Slot
+    prompted: Any
+    prompt: ListS
+    placeholder: Any  # M12: the user message "." Mastra puts first
+    rows: tuple
+    reply_row: Any
+    thread_changed: Any
+    title: Any
+    has_result: Any
+    result_msgs: tuple
+    result_reply: Any
+    result_mem: tuple
+    read_on: Any
+    read_labels: tuple
+    read_tool_raw: Any
+    read_tool_mapped: Any
+    base: ListS
+    completed: tuple
+    stages: tuple
+    clauses: tuple
+
+
+def prepared(ch: Choices) -> ListS:
+    """M7 Preparation: the instructions (system entry 0), context messages as ``context``,
+    the caller's messages as ``input`` (the carrier's caller copy holds only its tool part),
+    before history is loaded."""
+    slots = []
+    for s in range(ch.scope.messages):
+        k = ch.kind[s]
+        c_in = Content(s, ch.mark[s], ch.assistant[s], Tool.NONE, True)
+        carrier_copy = Content(NO_LABEL, False, True, Tool.RESULT, False)  # no text part to stamp
+        inp = Slot(True, False, True, False, False, c_in, s)
+        ctx = Slot(True, False, False, False, True, c_in, s)
+        car = Slot(True, False, True, False, False, carrier_copy, s)
+        slots.append(
+            ls.ite_slot(L.eq(k, Kind.INPUT), inp, ls.ite_slot(L.eq(k, Kind.CONTEXT), ctx, ls.ite_slot(L.eq(k, Kind.CARRIER), car, ABSENT)))
+        )
+    systems = (True,) + (False,) * (ch.scope.processors * ch.scope.ops)
+    return ListS(tuple(slots), systems)
+
+
+def loaded(ch: Choices, lst: ListS) -> ListS:
+    """M7 memory processors: the input filter (mastra-facts §1.4) keeps, of the caller input,
+    the user messages after the last assistant message (by createdAt: the carrier, if any) and
+    the carrier's advancing outcome; then stored history is added as memory; M3 folds the
+    carrier's stored copy onto its caller copy, which is then memory+input and holds the stored
+    text with the caller's result."""
+    slots = []
+    N = ch.scope.messages
+    for s in range(N):
+        k = ch.kind[s]
+        later_carrier = L.any_(L.eq(ch.kind[t], Kind.CARRIER) for t in range(s + 1, N))
+        filtered = L.and_(L.eq(k, Kind.INPUT), later_carrier)
+        stored = Slot(True, True, False, False, False, Content(s, ch.mark[s], ch.assistant[s], Tool.NONE, False), s)
+        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, Tool.RESULT, False), s)
+        kept = ls.ite_slot(filtered, ABSENT, lst.slots[s])
+        slots.append(ls.ite_slot(L.eq(k, Kind.STORED), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
+    return ListS(tuple(slots), lst.systems)
+
+
+@frozen
+class ReadItem:
+    """One entry the policies read whole (or one part of it): its text label, whether that
+    text is marked, and its tool part (``Tool.NONE`` when none is read)."""
+
+    active: Any
+    label: Any
+    marked: Any
+    tool: Any
+
+
+def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any]:
+    """Which labels and tool texts were read, and whether the marker was (G12)."""
+    labels = tuple(L.any_(L.and_(i.active, L.eq(i.label, lab)) for i in items) for lab in ch.scope.labels)
+    raw = L.any_(L.and_(i.active, L.eq(i.tool, Tool.RESULT)) for i in items)
+    mapped = L.any_(L.and_(i.active, L.eq(i.tool, Tool.CACHED)) for i in items)
+    marked = L.or_(
+        L.any_(L.and_(i.active, L.ne(i.label, NO_LABEL), i.marked) for i in items),
+        L.and_(L.or_(raw, mapped), ch.res_mark),
+    )
+    return labels, raw, mapped, marked
+
+
+def label_read(e: Encoded, label: Any) -> Any:
+    return L.any_(L.and_(L.eq(label, lab), f) for lab, f in zip(e.choices.scope.labels, e.read_labels))
+
+
+def tool_read(e: Encoded, tool: Any) -> Any:
+    """A tool part's texts were read (a stored pending call carries no result text)."""
+    return L.or_(
+        L.eq(tool, Tool.NONE),
+        L.and_(L.eq(tool, Tool.RESULT), e.read_tool_raw),
+        L.and_(L.eq(tool, Tool.CACHED), e.read_tool_mapped),
+    )

@@ -1,0 +1,116 @@
+"""M11 mapping, M12 model step, M13 saving, title and result, over the abstract list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+from . import listops as ls
+from . import logic as L
+from .listops import Content, ListS, Slot
+from .scope import Choices, Kind, Tool
+
+
+def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False) -> ListS:
+    """M11 / G11: each result part of an assistant message in the input set whose client tool
+    has a mapping and no cached output gets its output cached. A message moved out of the
+    input is not walked (I10); ``remap_moved`` (the mutant) walks one whose outcome carries this
+    call's stamp too."""
+    out = []
+    for s in lst.slots:
+        walked = L.or_(s.inp, L.and_(remap_moved, s.c.stamped)) if remap_moved else s.inp
+        hit = L.and_(s.present, walked, s.c.assistant, L.eq(s.c.tool, Tool.RESULT), ch.mapping_on)
+        c = Content(s.c.label, s.c.marked, s.c.assistant, L.ite(hit, Tool.CACHED, s.c.tool), s.c.stamped)
+        out.append(Slot(s.present, s.mem, s.inp, s.resp, s.ctx, c, s.obj))
+    return ls.with_slots(lst, tuple(out))
+
+
+@frozen
+class Stepped:
+    """After the model step: the list, which slot the reply merged into (if any), and the
+    reply's own row (present when it did not merge)."""
+
+    list: ListS
+    merged: tuple
+    reply: Any
+
+
+def model_step(lst: ListS) -> Stepped:
+    """M12: the reply is added as an assistant response message; M4 merges it into the last
+    message (by createdAt, which is slot order here) when that is an assistant message, which
+    then moves to response (M1)."""
+    N = len(lst.slots)
+    merged = []
+    out = []
+    for s in range(N):
+        cur = lst.slots[s]
+        last = L.and_(cur.present, *(L.not_(lst.slots[t].present) for t in range(s + 1, N)))
+        m = L.and_(last, cur.c.assistant)
+        merged.append(m)
+        # the merge stamps the message's unstamped parts in place (M2, as measured)
+        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, cur.c.tool, True)
+        out.append(ls.ite_slot(m, Slot(True, False, False, True, cur.ctx, c, cur.obj), cur))
+    return Stepped(ls.with_slots(lst, tuple(out)), tuple(merged), L.not_(L.any_(merged)))
+
+
+def stored_content(ch: Choices, s: int) -> Content:
+    """What thread t1 holds for slot s before the call (M7 loads it as memory)."""
+    carrier = L.eq(ch.kind[s], Kind.CARRIER)
+    return Content(s, ch.mark[s], ch.assistant[s], L.ite(carrier, Tool.CALL, Tool.NONE), False)
+
+
+def is_stored(ch: Choices, s: int) -> Any:
+    return L.one_of(ch.kind[s], (Kind.STORED, Kind.CARRIER))
+
+
+@frozen
+class Row:
+    present: Any
+    c: Content
+    merged: Any
+
+
+def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstamped: ListS | None = None) -> tuple[tuple, Any]:
+    """M13: the input then the response messages are upserted into thread t1 (when
+    ``saving``); returns the rows per slot and whether the reply has its own row. A message
+    the reply merged into is saved without the stamp the merge gave its parts on the list
+    (``unstamped``: the list before the model step)."""
+    rows = []
+    for s, slot in enumerate(lst.slots):
+        saved = L.and_(saving, slot.present, L.or_(slot.inp, slot.resp))
+        c = slot.c
+        if unstamped is not None:
+            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(merged[s], unstamped.slots[s].c.stamped, c.stamped))
+        rows.append(
+            Row(
+                L.or_(saved, is_stored(ch, s)),
+                ls.ite_content(saved, c, stored_content(ch, s)),
+                L.and_(saved, merged[s]),
+            )
+        )
+    return tuple(rows), L.and_(saving, reply)
+
+
+def thread_changed(ch: Choices, rows: tuple, reply_row: Any) -> Any:
+    """I1's question: does thread t1 differ from what it held before the call?"""
+    diff = [reply_row]
+    for s, r in enumerate(rows):
+        same = L.and_(is_stored(ch, s), ls.same_content(r.c, stored_content(ch, s)), L.eq(r.c.marked, ch.mark[s]), L.not_(r.merged))
+        diff.append(L.and_(r.present, L.not_(same)))
+    return L.any_(diff)
+
+
+def has_user(lst: ListS) -> Any:
+    """M13 title source: the transcript exists when a user message of the thread is on the
+    list (every message here is of thread t1)."""
+    return L.any_(L.and_(s.present, L.not_(s.c.assistant)) for s in lst.slots)
+
+
+def leads_with_assistant(lst: ListS) -> Any:
+    """M12 (as measured): when the first non-system message sent is not a user message, Mastra
+    puts a user message "." first."""
+    out: Any = False
+    for s in reversed(lst.slots):
+        out = L.ite(s.present, s.c.assistant, out)
+    return out

@@ -1,0 +1,231 @@
+"""One guarded call, encoded: G0, G2-G14 over M1-M13 (reference/run.py ``_run_guarded`` and
+reference/guard/chain.py ``guarded_chain``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import finish as fin
+from . import listops as ls
+from . import logic as L
+from .encoded import (
+    ANSWERED,
+    BY_NONE,
+    BY_POLICY,
+    BY_RBAC,
+    FAILED,
+    R_ABORT,
+    R_NONE,
+    R_POLICY,
+    R_PROC_FAILED,
+    R_RBAC,
+    R_TYPEERROR,
+    REFUSED,
+    Encoded,
+    ReadItem,
+    loaded,
+    prepared,
+    read_flags,
+)
+from .listops import ABSENT, ListS, Slot
+from .processor import apply_array, current_array, received_all, returned_items, run_steps
+from .scope import Choices, End, Kind, LoopC, Tool
+from .switches import Switches
+
+CLAUSES = (
+    "M1", "M2", "M3", "M5", "M6", "M7", "M11", "M12", "M13",
+    "G0", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14",
+)
+
+
+def refusal_removal(lst: ListS, record_ids: list, snapshot: ListS | None, carriers: list, sw: Switches) -> ListS:
+    """G13 Refusal removal: every input message, every response message, every message the
+    additions record names, every message the refusing processor's snapshot does not match,
+    every remembered caller-outcome carrier; system messages stay."""
+    out = []
+    for s, slot in enumerate(lst.slots):
+        a = slot if sw.g13_keep_input else ls.clear_input(slot)
+        a = a if sw.g13_keep_response else ls.clear_response(a)
+        if not sw.g13_skip_record:
+            a = ls.remove_if(record_ids[s], a)
+        if snapshot is not None and not sw.g13_skip_snapshot:
+            b = snapshot.slots[s]
+            unmatched = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_content(b.c, a.c))))
+            a = ls.remove_if(unmatched, a)
+        if not sw.g13_skip_carriers:
+            a = ls.remove_if(carriers[s], a)
+        out.append(a)
+    return ls.with_slots(lst, tuple(out))
+
+
+def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
+    """G2 Chain (after G0, G3): recorder, memory, each application processor once on the whole
+    list (G5) with its outcome classified (G6), application (G7), change detection (G9), G13
+    on each refusal; mapping (G11), the read set (G10), the policy (G12); then M12, M13 on
+    success and G14 on refusal."""
+    sw = sw or Switches()
+    sc = ch.scope
+    N, K, J = sc.messages, sc.processors, sc.ops
+    durable = L.eq(ch.loop, LoopC.DURABLE)
+    g0 = ch.title_on  # G0: memory with title generation is refused at construction
+    denied = L.not_(ch.rbac_ok)  # G3
+    runs = L.and_(L.not_(g0), L.not_(denied))  # the chain runs
+    prep = prepared(ch)
+    base = loaded(ch, prep)
+    # G4 the recorder saw the carrier's outcome (the blind mutant: nothing)
+    carrier_id = [False if sw.g4_blind else L.eq(ch.kind[s], Kind.CARRIER) for s in range(N)]
+    all_carriers = [L.and_(carrier_id[s], base.slots[s].mem, base.slots[s].inp) for s in range(N)]
+
+    in_scope: Any = True
+    alive: Any = True  # no refusal yet
+    lst = base
+    final = base
+    outcome, by, reason = ANSWERED, BY_NONE, R_NONE
+    proc_events: Any = 0
+    record_ids: list = [False] * N
+    system_reads: list[ReadItem] = []
+    rec_slots: list[tuple[Any, Any, Slot, int]] = []  # (recorded, moved, entry, slot)
+    completed, stages = [], []
+    for k in range(K):
+        before = lst
+        carriers_k = [L.and_(carrier_id[s], before.slots[s].present, before.slots[s].mem, before.slots[s].inp) for s in range(N)]
+        st = run_steps(ch, k, before, received_all(before, sw.g5_input_only))
+        in_scope = L.and_(in_scope, L.implies(alive, st.in_scope))
+        items = returned_items(ch, k, current_array(st))
+        after = apply_array(ch, k, st.list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before))
+        e = ch.end[k]
+        # G6 outcome classes: own abort; any other throw (around abort included) fails
+        aborts = L.and_(alive, L.or_(L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW))))
+        fails = L.and_(alive, L.not_(aborts), L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW))))
+        ok = L.and_(alive, L.not_(aborts), L.not_(fails))
+        stop_carriers = [L.or_(a, b) for a, b in zip(carriers_k, all_carriers)]
+        removed = refusal_removal(st.list, record_ids, before, stop_carriers, sw)
+        refuses = L.or_(aborts, fails)
+        final = ls.ite_list(refuses, removed, final)
+        outcome = L.ite(refuses, REFUSED, outcome)
+        by = L.ite(refuses, k, by)
+        reason = L.ite(aborts, R_ABORT, L.ite(fails, R_PROC_FAILED, reason))
+        # G6: exactly one processor error event on a failure
+        proc_events = L.ite(fails, 2 if sw.g6_two_failure_events else 1, L.ite(aborts, 1 if sw.g6_abort_event else 0, proc_events))
+        # G9 change detection: unmatched prompt entries, and moved carriers, recorded as they stand
+        recording = ok if not sw.g9_only_last or k == K - 1 else False
+        for s in range(N):
+            b, a = before.slots[s], after.slots[s]
+            added = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_content(b.c, a.c))))
+            moved = L.and_(carriers_k[s], a.present, L.not_(a.inp))
+            active = L.and_(recording, L.or_(added, moved))
+            record_ids[s] = L.or_(record_ids[s], active)
+            rec_slots.append((active, moved, a, s))
+        # the instructions changed in place (their providerOptions): a system addition
+        opt_changed = L.ne(after.opt_label, before.opt_label)
+        if not sw.g9_ignore_options and not sw.g9_skip_system:
+            system_reads.append(ReadItem(L.and_(recording, opt_changed), after.opt_label, after.opt_marked, Tool.NONE))
+        for j in range(J):
+            idx = 1 + k * J + j
+            if not sw.g9_skip_system:
+                system_reads.append(ReadItem(L.and_(recording, after.systems[idx]), sc.op_label(k, j), ch.omark[k][j], Tool.NONE))
+        completed.append(ok)
+        stages.append(after)
+        alive = ok
+        lst = after
+
+    # G11 mapping, then G10 the read set over the final list
+    mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved)
+    items_read: list[ReadItem] = []
+    for s, slot in enumerate(mapped.slots):
+        caller = L.and_(slot.present, slot.inp, L.not_(slot.mem))
+        both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED)))
+        # beyond SPEC (reference/guard/readset.py): every context message still identical to
+        # one the caller passed (the very object or a returned copy), read whole
+        context = L.and_(slot.present, slot.ctx, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
+        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool))
+        items_read.append(ReadItem(both, -2, False, slot.c.tool))
+        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool))
+    for active, moved, a, s in rec_slots:
+        f = mapped.slots[s]
+        whole = L.and_(f.present, L.or_(L.and_(f.inp, L.not_(f.mem)), L.and_(f.ctx, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
+        already = L.and_(L.not_(moved), whole, ls.same_content(f.c, a.c))
+        if sw.g10_skip_history_rewrite:
+            active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
+        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool))
+    items_read.extend(system_reads)
+    labels, raw, mapped_t, marked = read_flags(ch, items_read)
+    deny = L.and_(alive, marked)
+    policy_removed = refusal_removal(mapped, record_ids, None, all_carriers, sw)
+    final = ls.ite_list(deny, policy_removed, ls.ite_list(alive, mapped, final))
+    outcome = L.ite(deny, REFUSED, outcome)
+    by = L.ite(deny, BY_POLICY, by)
+    reason = L.ite(deny, R_POLICY, reason)
+    answered = L.and_(runs, alive, L.not_(deny))
+
+    # M12 the model step, M13 saving on success; G14 nothing saved, no title on refusal
+    stepped = fin.model_step(mapped)
+    refused_list = final
+    final = ls.ite_list(answered, stepped.list, final)
+    # durable finalisation saves the input and response the removal left (G13: none)
+    refused_saves = L.and_(runs, L.not_(answered), durable)
+    rows, reply_row = fin.save(ch, ls.ite_list(answered, stepped.list, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped)
+    reply = L.and_(answered, stepped.reply)
+
+    # G3 RBAC: before Mastra on generate/stream (a throw: no list, no result); a tripwire from
+    # breakwater-rbac on durable, G13 removing the caller input from the prepared list
+    if sw.rbac_durable_keeps_input:
+        rbac_final = prep
+    else:
+        rbac_final = ListS(tuple((s if sw.g13_keep_input else ls.clear_input(s)) for s in prep.slots), prep.systems)
+    final = ls.ite_list(denied, rbac_final, final)
+    # durable finalisation after an RBAC tripwire saves what the removal left (nothing)
+    rbac_rows, rbac_reply = fin.save(ch, rbac_final, (False,) * N, False, L.and_(denied, durable))
+    rows = tuple(fin.Row(L.ite(denied, b.present, r.present), ls.ite_content(denied, b.c, r.c), L.and_(L.not_(denied), r.merged)) for r, b in zip(rows, rbac_rows))
+    outcome = L.ite(g0, FAILED, L.ite(denied, REFUSED, outcome))
+    by = L.ite(g0, BY_NONE, L.ite(denied, BY_RBAC, by))
+    reason = L.ite(g0, R_TYPEERROR, L.ite(denied, R_RBAC, reason))
+    refused = L.and_(L.not_(g0), L.eq(outcome, REFUSED))
+    # the mutants that save or title a refused durable call from the prepared list
+    if sw.g14_save_on_refusal:
+        bad_rows, bad_reply = fin.save(ch, prep, (False,) * N, False, True)
+        bent = L.and_(refused, durable)
+        rows = tuple(fin.Row(L.ite(bent, b.present, r.present), ls.ite_content(bent, b.c, r.c), L.and_(L.not_(bent), r.merged)) for r, b in zip(rows, bad_rows))
+    title = L.and_(refused, durable, fin.has_user(prep)) if sw.g14_title_on_refusal else False
+    final = ls.with_slots(final, tuple(ls.ite_slot(durable, ls.drain(s), s) for s in final.slots))
+    has_list = L.and_(L.not_(g0), L.or_(durable, L.not_(denied)))
+    rows = tuple(
+        fin.Row(L.ite(L.not_(g0), r.present, fin.is_stored(ch, s)), ls.ite_content(L.not_(g0), r.c, fin.stored_content(ch, s)), L.and_(L.not_(g0), r.merged))
+        for s, r in enumerate(rows)
+    )
+    reply_row = L.and_(runs, reply_row)
+    policies_ran = L.and_(runs, alive)
+    listed = L.and_(has_list, L.or_(runs, durable))
+    return Encoded(
+        mode="guarded",
+        choices=ch,
+        in_scope=in_scope,
+        outcome=outcome,
+        by=by,
+        reason=reason,
+        authorize_events=L.ite(g0, 0, 1),
+        processor_events=L.ite(runs, proc_events, 0),
+        policy_events=L.ite(policies_ran, 1, 0),
+        has_list=has_list,
+        final=final,
+        final_reply=Slot(reply, False, False, L.and_(reply, L.not_(durable)), False, ABSENT.c, -1),
+        prompted=answered,
+        prompt=mapped,
+        placeholder=L.and_(answered, fin.leads_with_assistant(mapped)),
+        rows=rows,
+        reply_row=reply_row,
+        thread_changed=fin.thread_changed(ch, rows, reply_row),
+        title=title,
+        has_result=L.and_(runs, L.not_(durable)),
+        result_msgs=tuple(L.and_(listed, s.present) for s in final.slots),
+        result_reply=reply,
+        result_mem=tuple(L.and_(listed, s.present, s.mem) for s in final.slots),
+        read_on=policies_ran,
+        read_labels=tuple(L.and_(policies_ran, x) for x in labels),
+        read_tool_raw=L.and_(policies_ran, raw),
+        read_tool_mapped=L.and_(policies_ran, mapped_t),
+        base=base,
+        completed=tuple(L.and_(runs, c) for c in completed),
+        stages=tuple(stages),
+        clauses=CLAUSES,
+    )

@@ -1,0 +1,223 @@
+"""The encoded fields, read off an interpreter run and off the encoding, side by side.
+
+``of_run`` abstracts what the interpreter shows (§O, plus the policies' read text) to the
+encoding's vocabulary; ``of_encoding`` evaluates the encoding (choices fixed, or in a z3 model);
+``disagreements`` compares the two field by field. The fields: outcome (kind, who, reason),
+audit counts (guarded), the final list (slots with their sources and content, system entries),
+the prompt, thread t1 after the call, the title, the result's ids, and what the policies read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import z3
+
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.observation import Answered, Failed, Refused
+from guardspec.reference.reading import cached_output
+from guardspec.model.values import UNDEFINED, JsObject
+
+from . import logic as L
+from .encoded import (
+    ANSWERED,
+    BY_NONE,
+    BY_POLICY,
+    BY_RBAC,
+    FAILED,
+    R_ABORT,
+    R_POLICY,
+    R_PROC_FAILED,
+    R_RAW_FAILED,
+    R_RBAC,
+    R_TYPEERROR,
+    REFUSED,
+    Encoded,
+)
+from .scope import MARKER, NO_LABEL, Scope, Tool
+
+TXT = re.compile(r"^txt(\d{3})")
+
+
+def content_of(m: Message) -> tuple:
+    text = next((p for p in m.parts or () if isinstance(p, TextPart)), None)
+    if text is None:
+        label, marked, stamped = NO_LABEL, False, False
+    else:
+        g = TXT.match(text.text) if isinstance(text.text, str) else None
+        label = int(g.group(1)) if g else -99
+        marked = MARKER in text.text
+        stamped = text.created_at is not None
+    tool = next((p for p in m.parts or () if isinstance(p, ToolPart)), None)
+    if tool is None:
+        t = Tool.NONE
+    elif tool.state is ToolState.CALL:
+        t = Tool.CALL
+    else:
+        t = Tool.CACHED if cached_output(tool) is not UNDEFINED else Tool.RESULT
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped)
+
+
+def _slot_index(mid: str) -> int | None:
+    return int(mid[1:]) if mid.startswith("m") and mid[1:].isdigit() else None
+
+
+def _system_index(sc: Scope, s: SystemMessage) -> int:
+    if not isinstance(s.content, str) or not s.content.startswith("txt"):
+        return 0
+    label = int(s.content[3:6])
+    return 1 + (label - sc.messages)
+
+
+def _options(systems: Any) -> Any:
+    """The label of the instructions' providerOptions note (EDIT_SYSTEM), or None."""
+    for s in systems:
+        po = s.provider_options
+        if isinstance(po, JsObject) and isinstance(po.get("note"), str):
+            g = TXT.match(po.get("note"))
+            return (int(g.group(1)) if g else -99, MARKER in po.get("note"))
+    return None
+
+
+def of_run(sc: Scope, ex: Any) -> dict:
+    """The encoded fields of an interpreter run (a properties.harness ``Execution``)."""
+    obs = ex.observation
+    o = obs.outcome
+    out: dict[str, Any] = {}
+    if isinstance(o, Answered):
+        out["outcome"] = (ANSWERED, BY_NONE, 0)
+    elif isinstance(o, Refused):
+        by = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY}.get(o.processor_id)
+        if by is None:
+            by = int(o.processor_id[1:]) if o.processor_id.startswith("p") else -99
+        if o.reason == "input processor failed":
+            reason = R_PROC_FAILED
+        elif o.reason.startswith("stop-p"):
+            reason = R_ABORT
+        elif o.reason.startswith("policy"):
+            reason = R_POLICY
+        else:
+            reason = R_RBAC
+        out["outcome"] = (REFUSED, by, reason)
+    else:
+        assert isinstance(o, Failed)
+        out["outcome"] = (FAILED, BY_NONE, R_TYPEERROR if o.error.startswith("TypeError") else R_RAW_FAILED)
+    if ex.mode.value == "guarded":
+        out["audit"] = tuple(sum(e.action == a for e in obs.audit) for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy"))
+    if obs.list is not None:
+        slots = {}
+        reply = None
+        for lm in obs.list.messages:
+            srcs = tuple(s in lm.sources for s in (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT))
+            i = _slot_index(lm.message.id)
+            if i is None:
+                reply = srcs
+            else:
+                slots[i] = (srcs, content_of(lm.message))
+        systems = tuple(sorted(_system_index(sc, s) for s in obs.list.untagged))
+        out["list"] = (tuple(sorted(slots.items())), reply, systems, _options(obs.list.untagged))
+    else:
+        out["list"] = None
+    if obs.prompts:
+        p = obs.prompts[0]
+        out["prompt"] = (
+            tuple(sorted((_slot_index(e.id), content_of(e)) for e in p if isinstance(e, Message) and _slot_index(e.id) is not None)),
+            tuple(sorted(_system_index(sc, e) for e in p if isinstance(e, SystemMessage))),
+            any(isinstance(e, Message) and e.id == "" for e in p),
+            _options([e for e in p if isinstance(e, SystemMessage)]),
+        )
+    else:
+        out["prompt"] = None
+    t = ex.after.get("t1")
+    rows = {}
+    reply_row = False
+    for m in t.messages if t else ():
+        i = _slot_index(m.id)
+        if i is None:
+            reply_row = True
+        else:
+            merged = sum(isinstance(p, TextPart) for p in m.parts or ()) > 1
+            rows[i] = (content_of(m), merged)
+    out["thread"] = (tuple(sorted(rows.items())), reply_row)
+    out["title"] = bool(t and t.title)
+    if obs.result is not None:
+        out["result"] = (
+            tuple(sorted(i for i in map(_slot_index, obs.result.messages) if i is not None)),
+            "reply-1" in obs.result.messages,
+            tuple(sorted(i for i in map(_slot_index, obs.result.remembered) if i is not None)),
+        )
+    else:
+        out["result"] = None
+    read = ex.read
+    if ex.mode.value == "guarded" and read is None:
+        out["read"] = None
+    else:
+        read = read or ""
+        out["read"] = (
+            tuple(l for l in sc.labels if f"txt{l:03d}" in read),
+            '"res-clean"' in read or f'"res {MARKER}"' in read,
+            "mapped:" in read,
+        )
+    return out
+
+
+def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
+    """The same fields, computed by the encoding."""
+    sc = e.choices.scope
+
+    def v(x: Any) -> Any:
+        return L.value(model, x)
+
+    def opt(lst: Any) -> Any:
+        label = v(lst.opt_label)
+        return None if label == NO_LABEL else (label, v(lst.opt_marked))
+
+    def content(c: Any) -> tuple:
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped))
+
+    out: dict[str, Any] = {}
+    kind, by, reason = v(e.outcome), v(e.by), v(e.reason)
+    out["outcome"] = (kind, by if kind == REFUSED else BY_NONE, reason if kind != ANSWERED else 0)
+    if e.mode == "guarded":
+        out["audit"] = (v(e.authorize_events), v(e.processor_events), v(e.policy_events))
+    if v(e.has_list):
+        slots = tuple(
+            (s, (tuple(v(x) for x in (sl.mem, sl.inp, sl.resp, sl.ctx)), content(sl.c)))
+            for s, sl in enumerate(e.final.slots)
+            if v(sl.present)
+        )
+        r = e.final_reply
+        reply = (False, False, v(r.resp), False) if v(r.present) else None
+        systems = tuple(i for i, p in enumerate(e.final.systems) if v(p))
+        out["list"] = (slots, reply, systems, opt(e.final))
+    else:
+        out["list"] = None
+    if v(e.prompted):
+        out["prompt"] = (
+            tuple((s, content(sl.c)) for s, sl in enumerate(e.prompt.slots) if v(sl.present)),
+            tuple(i for i, p in enumerate(e.prompt.systems) if v(p)),
+            v(e.placeholder),
+            opt(e.prompt),
+        )
+    else:
+        out["prompt"] = None
+    out["thread"] = (tuple((s, (content(r.c), v(r.merged))) for s, r in enumerate(e.rows) if v(r.present)), v(e.reply_row))
+    out["title"] = v(e.title)
+    if v(e.has_result):
+        out["result"] = (
+            tuple(s for s, x in enumerate(e.result_msgs) if v(x)),
+            v(e.result_reply),
+            tuple(s for s, x in enumerate(e.result_mem) if v(x)),
+        )
+    else:
+        out["result"] = None
+    if e.mode == "guarded" and not v(e.read_on):
+        out["read"] = None
+    else:
+        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped))
+    return out
+
+
+def disagreements(run: dict, enc: dict) -> list[str]:
+    return [f"{k}: interpreter {run.get(k)!r} / encoding {enc.get(k)!r}" for k in run if run.get(k) != enc.get(k)]

@@ -1,0 +1,120 @@
+"""Concrete choices inside the scope: drawn at random, or every one (small bounds)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Iterator
+
+from .scope import Choices, End, Kind, Op, Scope, assumptions
+
+
+def _op(rng: random.Random, sc: Scope, carrier: int | None) -> tuple:
+    o = rng.choice(list(Op))
+    if o is Op.MOVE and carrier is None:
+        o = Op.NOP
+    t = rng.randrange(sc.messages) if o in (Op.ADD, Op.REMOVE, Op.EDIT) else (carrier if o is Op.MOVE else 0)
+    src = rng.randrange(4) if o in (Op.ADD, Op.MOVE) else 0
+    mark = rng.random() < 0.4 if o in (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM) else False
+    role = rng.random() < 0.5 if o is Op.ADD else False
+    return int(o), t, src, mark, role
+
+
+def _end(rng: random.Random, sc: Scope) -> tuple:
+    e = rng.choice(list(End))
+    t = rng.randrange(sc.messages) if e in (End.FILTER, End.EDIT_TEXT) else 0
+    return int(e), t, (rng.random() < 0.4 if e is End.EDIT_TEXT else False)
+
+
+def _slot(rng: random.Random, carrier_taken: bool, context: bool) -> tuple:
+    kinds = [k for k in Kind if not (carrier_taken and k is Kind.CARRIER) and (context or k is not Kind.CONTEXT)]
+    k = rng.choice(kinds)
+    if k is Kind.ABSENT:
+        return int(k), False, False
+    assistant = True if k is Kind.CARRIER else (False if k in (Kind.INPUT, Kind.CONTEXT) else rng.random() < 0.5)
+    return int(k), assistant, rng.random() < 0.3
+
+
+def random_choices(sc: Scope, rng: random.Random) -> Choices:
+    slots, taken = [], False
+    for _ in range(sc.messages):
+        s = _slot(rng, taken, sc.call_context)
+        taken = taken or s[0] == Kind.CARRIER
+        slots.append(s)
+    carrier = next((i for i, s in enumerate(slots) if s[0] == Kind.CARRIER), None)
+    ops = [[_op(rng, sc, carrier) for _ in range(sc.ops)] for _ in range(sc.processors)]
+    ends = [_end(rng, sc) for _ in range(sc.processors)]
+    return Choices(
+        sc,
+        rng.randrange(3),
+        rng.random() < 0.85,
+        rng.random() < 0.2,
+        rng.random() < 0.5,
+        taken and rng.random() < 0.4,
+        tuple(s[0] for s in slots),
+        tuple(s[1] for s in slots),
+        tuple(s[2] for s in slots),
+        *(tuple(tuple(o[i] for o in row) for row in ops) for i in range(5)),
+        tuple(e[0] for e in ends),
+        tuple(e[1] for e in ends),
+        tuple(e[2] for e in ends),
+    )
+
+
+def _slot_values(sc: Scope) -> list[tuple]:
+    out = [(int(Kind.ABSENT), False, False)]
+    out += [(int(Kind.STORED), a, m) for a in (False, True) for m in (False, True)]
+    out += [(int(k), False, m) for k in (Kind.INPUT, Kind.CONTEXT) for m in (False, True) if sc.call_context or k is not Kind.CONTEXT]
+    out += [(int(Kind.CARRIER), True, m) for m in (False, True)]
+    return out
+
+
+def _op_values(sc: Scope) -> list[tuple]:
+    out = [(int(Op.NOP), 0, 0, False, False), (int(Op.CLEAR_INPUT), 0, 0, False, False)]
+    out += [(int(o), 0, 0, m, False) for o in (Op.ADD_SYSTEM, Op.EDIT_SYSTEM) for m in (False, True)]
+    for t in range(sc.messages):
+        out.append((int(Op.REMOVE), t, 0, False, False))
+        out += [(int(Op.EDIT), t, 0, m, False) for m in (False, True)]
+        out += [(int(Op.ADD), t, src, m, r) for src in range(4) for m in (False, True) for r in (False, True)]
+        out += [(int(Op.MOVE), t, src, False, False) for src in range(4)]
+    return out
+
+
+def _end_values(sc: Scope) -> list[tuple]:
+    out = [(int(e), 0, False) for e in End if e not in (End.FILTER, End.EDIT_TEXT)]
+    for t in range(sc.messages):
+        out.append((int(End.FILTER), t, False))
+        out += [(int(End.EDIT_TEXT), t, m) for m in (False, True)]
+    return out
+
+
+def every_choice(sc: Scope) -> Iterator[Choices]:
+    """Every canonical choice of the scope (``scope.assumptions`` fixes unused parameters)."""
+    slot_vals = _slot_values(sc)
+    for slots in itertools.product(slot_vals, repeat=sc.messages):
+        carriers = sum(s[0] == Kind.CARRIER for s in slots)
+        if carriers > 1:
+            continue
+        for res_mark in (False, True) if carriers else (False,):
+            for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
+                for ends in itertools.product(_end_values(sc), repeat=sc.processors):
+                    for loop, rbac, title, mapping in itertools.product(range(3), (True, False), (False, True), (False, True)):
+                        grid = [ops[k * sc.ops : (k + 1) * sc.ops] for k in range(sc.processors)]
+                        ch = Choices(
+                            sc, loop, rbac, title, mapping, res_mark,
+                            tuple(s[0] for s in slots), tuple(s[1] for s in slots), tuple(s[2] for s in slots),
+                            *(tuple(tuple(o[i] for o in row) for row in grid) for i in range(5)),
+                            tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
+                        )
+                        if all(assumptions(ch)):  # MOVE targets the carrier
+                            yield ch
+
+
+def count_choices(sc: Scope) -> int:
+    n_slots = 0
+    vals = _slot_values(sc)
+    for slots in itertools.product(vals, repeat=sc.messages):
+        c = sum(s[0] == Kind.CARRIER for s in slots)
+        if c <= 1:
+            n_slots += 2 if c else 1
+    return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 24

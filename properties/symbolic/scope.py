@@ -1,0 +1,254 @@
+"""The bounded scope: what one symbolic call may hold, as choices z3 (or a loop) picks.
+
+A call has ``messages`` message slots; slot ``s`` is the message with id ``m<s>``. Each slot
+starts as one *kind*: absent, stored history (``memory`` once loaded), caller input, a
+remembered assistant message carrying the caller's client tool outcome (a *carrier*: stored
+with a pending call of client tool ``loc``, sent back by the caller with its result, so it is
+memory+input after M3), or a context message. Every text is a *label*, marked when it holds
+the policy's deny marker. Each of ``processors`` application processors runs ``ops`` steps
+then one ending, all drawn from a subset of the processor language (model/processors.py):
+
+steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off),
+         REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean), EDIT (EditMessage: the
+         text of a message in place), CLEAR_INPUT (clear.input), MOVE (the carrier taken out
+         and a literal copy of it, as memory loaded it, added back under a source),
+         EDIT_SYSTEM (the instructions' providerOptions set in place, marked or clean)
+endings  return undefined, return the list itself, return the received array, return copies
+         of it, return it filtered (one id dropped), return it with one text edited, abort,
+         throw, abort then throw (``try { abort() } catch { throw }``)
+
+The agent has one deny-patterns policy (``FORBIDDEN``), memory bound to thread ``t1``,
+client tool ``loc`` with or without a ``toModelOutput`` mapping, title generation on or off;
+the actor is allowed or not; the loop is generate, stream or durable.
+
+Scope limits (assumptions, each stated where it is imposed): at most one carrier; caller
+input and context messages are user messages (stored history may be either role); an ADD under ``memory`` does not target a slot that holds a
+message of only the response or context source (Mastra's memory fold would then splice the two
+messages, M3: outside this encoding).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+import z3
+from attrs import frozen
+
+from . import logic as L
+
+MARKER = "FORBIDDEN"
+NO_LABEL = -1
+
+
+class Kind(IntEnum):
+    ABSENT = 0
+    STORED = 1
+    INPUT = 2
+    CARRIER = 3
+    CONTEXT = 4
+
+
+class Op(IntEnum):
+    NOP = 0
+    ADD = 1
+    REMOVE = 2
+    ADD_SYSTEM = 3
+    EDIT = 4
+    CLEAR_INPUT = 5
+    MOVE = 6
+    EDIT_SYSTEM = 7
+
+
+class End(IntEnum):
+    UNDEFINED = 0
+    SAME_LIST = 1
+    ARRAY = 2
+    COPIES = 3
+    FILTER = 4
+    EDIT_TEXT = 5
+    ABORT = 6
+    THROW = 7
+    ABORT_THEN_THROW = 8
+
+
+class Src(IntEnum):
+    """M1 source order: memory, input, response, context."""
+
+    MEMORY = 0
+    INPUT = 1
+    RESPONSE = 2
+    CONTEXT = 3
+
+
+class LoopC(IntEnum):
+    GENERATE = 0
+    STREAM = 1
+    DURABLE = 2
+
+
+class Tool(IntEnum):
+    """The carrier's tool part: none, the stored pending call, the caller's result, the result
+    with its mapped output cached (M11)."""
+
+    NONE = 0
+    CALL = 1
+    RESULT = 2
+    CACHED = 3
+
+
+@frozen
+class Scope:
+    """The bound. ``call_context``: a slot may start as a context message the caller passes
+    with the call (``Call.context``; beyond SPEC §1 "Call", which lists none, but the
+    reference reads them, reference/guard/readset.py). Without it, processors can still add
+    messages under ``context`` (M1)."""
+
+    messages: int = 4
+    processors: int = 2
+    ops: int = 3
+    call_context: bool = True
+
+    def op_label(self, k: int, j: int) -> int:
+        return self.messages + k * self.ops + j
+
+    def edit_label(self, k: int) -> int:
+        return self.messages + self.processors * self.ops + k
+
+    @property
+    def labels(self) -> range:
+        return range(self.messages + self.processors * self.ops + self.processors)
+
+    def __str__(self) -> str:
+        ctx = ", call context" if self.call_context else ""
+        return f"{self.messages} messages, {self.processors} processors, {self.ops} ops{ctx}"
+
+
+def label_text(label: int, marked: bool) -> str:
+    """Fixed-width tokens, so that no label's text occurs inside another's."""
+    return f"txt{label:03d}" + (f" {MARKER}" if marked else "")
+
+
+def result_text(marked: bool) -> str:
+    return f"res {MARKER}" if marked else "res-clean"
+
+
+@frozen
+class Choices:
+    """Every choice of one call: z3 variables, or Python values once fixed."""
+
+    scope: Scope
+    loop: Any
+    rbac_ok: Any
+    title_on: Any
+    mapping_on: Any
+    res_mark: Any
+    kind: tuple
+    assistant: tuple
+    mark: tuple
+    op: tuple  # [k][j]
+    tgt: tuple
+    src: tuple
+    omark: tuple
+    orole: tuple  # assistant?
+    end: tuple  # [k]
+    etgt: tuple
+    emark: tuple
+
+
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark")
+
+
+def symbolic(scope: Scope) -> Choices:
+    N, K, J = scope.messages, scope.processors, scope.ops
+    I, B = z3.Int, z3.Bool
+
+    def grid(name: str, f: Any) -> tuple:
+        return tuple(tuple(f(f"{name}_{k}_{j}") for j in range(J)) for k in range(K))
+
+    return Choices(
+        scope,
+        I("loop"),
+        B("rbac_ok"),
+        B("title_on"),
+        B("mapping_on"),
+        B("res_mark"),
+        tuple(I(f"kind_{s}") for s in range(N)),
+        tuple(B(f"assistant_{s}") for s in range(N)),
+        tuple(B(f"mark_{s}") for s in range(N)),
+        grid("op", I),
+        grid("tgt", I),
+        grid("src", I),
+        grid("omark", B),
+        grid("orole", B),
+        tuple(I(f"end_{k}") for k in range(K)),
+        tuple(I(f"etgt_{k}") for k in range(K)),
+        tuple(B(f"emark_{k}") for k in range(K)),
+    )
+
+
+def assumptions(ch: Choices) -> list:
+    """The domain of every choice, and the scope limits that do not depend on the run. A NOP
+    or an ending without a target has its parameters fixed, so each call has one encoding."""
+    sc = ch.scope
+    N, K, J = sc.messages, sc.processors, sc.ops
+    out = [L.and_(ch.loop >= 0, ch.loop <= 2)]
+    for s in range(N):
+        k = ch.kind[s]
+        out.append(L.and_(k >= 0, k <= 4))
+        if not sc.call_context:
+            out.append(L.ne(k, Kind.CONTEXT))
+        # caller input and context: user messages (an assistant context message would take the
+        # carrier's caller copy into an M4 merge at preparation: outside this encoding)
+        out.append(L.implies(L.one_of(k, (Kind.INPUT, Kind.CONTEXT)), L.not_(ch.assistant[s])))
+        out.append(L.implies(L.eq(k, Kind.CARRIER), ch.assistant[s]))
+        out.append(L.implies(L.eq(k, Kind.ABSENT), L.and_(L.not_(ch.assistant[s]), L.not_(ch.mark[s]))))
+    # at most one carrier
+    for a in range(N):
+        for b in range(a + 1, N):
+            out.append(L.not_(L.and_(L.eq(ch.kind[a], Kind.CARRIER), L.eq(ch.kind[b], Kind.CARRIER))))
+    out.append(L.implies(L.not_(L.any_(L.eq(ch.kind[s], Kind.CARRIER) for s in range(N))), L.not_(ch.res_mark)))
+    for k in range(K):
+        for j in range(J):
+            o = ch.op[k][j]
+            out.append(L.and_(o >= 0, o <= 7, ch.tgt[k][j] >= 0, ch.tgt[k][j] < N, ch.src[k][j] >= 0, ch.src[k][j] <= 3))
+            targeted = L.one_of(o, (Op.ADD, Op.REMOVE, Op.EDIT, Op.MOVE))
+            # MOVE targets the carrier
+            out.append(L.implies(L.eq(o, Op.MOVE), L.any_(L.and_(L.eq(ch.tgt[k][j], s), L.eq(ch.kind[s], Kind.CARRIER)) for s in range(N))))
+            marked = L.one_of(o, (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM))
+            out.append(L.implies(L.not_(targeted), L.eq(ch.tgt[k][j], 0)))
+            out.append(L.implies(L.not_(marked), L.not_(ch.omark[k][j])))
+            out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.orole[k][j])))
+            out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
+        e = ch.end[k]
+        out.append(L.and_(e >= 0, e <= 8, ch.etgt[k] >= 0, ch.etgt[k] < N))
+        out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
+        out.append(L.implies(L.ne(e, End.EDIT_TEXT), L.not_(ch.emark[k])))
+    return out
+
+
+def fixed(ch: Choices, model: z3.ModelRef | None = None) -> Choices:
+    """The choices as Python values (evaluated in ``model`` when symbolic)."""
+
+    def v(x: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(v(y) for y in x)
+        return L.value(model, x)
+
+    return Choices(ch.scope, *(v(getattr(ch, f)) for f in FIELDS))
+
+
+def pin(sym: Choices, val: Choices) -> list:
+    """Constraints fixing every symbolic choice to the value ``val`` gives it."""
+    out = []
+
+    def go(a: Any, b: Any) -> None:
+        if isinstance(a, tuple):
+            for x, y in zip(a, b):
+                go(x, y)
+        else:
+            out.append(a == b)
+
+    for f in FIELDS:
+        go(getattr(sym, f), getattr(val, f))
+    return out

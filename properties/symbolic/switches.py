@@ -1,0 +1,73 @@
+"""Bent rules: each switch turns one rule of the encoding into the rule a semantic mutant of
+properties/mutants.py installs in the reference, so that z3 can look for the counterexample
+the mutant must give (and the interpreter, under the same mutant, must replay it)."""
+
+from __future__ import annotations
+
+from attrs import evolve, frozen
+
+
+@frozen
+class Switches:
+    g13_keep_input: bool = False
+    g13_keep_response: bool = False
+    g13_skip_record: bool = False
+    g13_skip_snapshot: bool = False
+    g13_skip_carriers: bool = False
+    rbac_durable_keeps_input: bool = False
+    g9_only_last: bool = False
+    g9_ignore_edits: bool = False
+    g9_skip_system: bool = False
+    g7_demote: bool = False
+    g10_skip_additions: bool = False
+    g10_skip_history_rewrite: bool = False
+    g6_throw_after_abort_is_abort: bool = False
+    g6_two_failure_events: bool = False
+    g6_abort_event: bool = False
+    g14_save_on_refusal: bool = False
+    g14_title_on_refusal: bool = False
+    g4_blind: bool = False
+    g5_input_only: bool = False
+    g11_remap_moved: bool = False
+    g9_ignore_options: bool = False
+
+
+# mutant name (properties/mutants.py) -> the switch that bends the same rule
+MUTANT_SWITCHES: dict[str, str] = {
+    "refusal_keeps_input": "g13_keep_input",
+    "refusal_keeps_responses": "g13_keep_response",
+    "refusal_keeps_additions": "g13_skip_record",
+    "refusal_keeps_refusing_changes": "g13_skip_snapshot",
+    "moved_outcomes_not_removed": "g13_skip_carriers",
+    "durable_rbac_denial_keeps_input": "rbac_durable_keeps_input",
+    "additions_recorded_only_after_last_processor": "g9_only_last",
+    "memory_input_demoted_to_memory": "g7_demote",
+    "system_additions_not_read": "g9_skip_system",
+    "history_rewrite_not_read": "g10_skip_history_rewrite",
+    "throw_after_abort_is_own_abort": "g6_throw_after_abort_is_abort",
+    "two_events_per_failure": "g6_two_failure_events",
+    "own_abort_audited_as_failure": "g6_abort_event",
+    "refused_durable_call_saved": "g14_save_on_refusal",
+    "refused_durable_call_titled": "g14_title_on_refusal",
+    "recorder_misses_outcomes": "g4_blind",
+    "processors_receive_input_only": "g5_input_only",
+    "moved_outcome_remapped": "g11_remap_moved",
+    "change_detection_ignores_provider_options": "g9_ignore_options",
+}
+
+# mutants whose bent rule lies outside the encoded scope, and why
+OUT_OF_SCOPE: dict[str, str] = {
+    "mapping_error_ignored": "the scope's mappings never throw, and no claim I1-I10 speaks of a mapping failure (a toModelOutput that throws is not encoded)",
+    "policy_errors_ignored": "the scope's only policy is a deny-patterns policy, and no claim I1-I10 speaks of an evaluation failure (G12's extra property does)",
+}
+
+
+def for_mutant(name: str) -> Switches:
+    return evolve(Switches(), **{MUTANT_SWITCHES[name]: True})
+
+
+# encoded mutants that no claim I1-I10 can tell from the guard within the scope, and why
+SURVIVORS: dict[str, str] = {
+    "refusal_keeps_responses": "every response message on the list at a refusal was added by a processor, so the additions record or the refusing snapshot removes it anyway",
+    "processors_receive_input_only": "no claim I1-I10 depends on which messages a processor is handed in this scope",
+}
