@@ -215,10 +215,14 @@ def message_from_json(j: dict) -> Message:
     )
 
 
+_PART_TYPES = (TextPart, ReasoningPart, FilePart, ImagePart, ToolPart)
+_PART_TAGS = ("text", "reasoning", "file", "image", "tool-invocation")
+
+
 def system_to_json(s: SystemMessage) -> dict:
     d: dict[str, Any] = {"role": "system"}
     c = s.content
-    if isinstance(c, tuple) and all(isinstance(p, TextPart) for p in c):
+    if isinstance(c, tuple) and c and all(isinstance(p, _PART_TYPES) for p in c):
         d["content"] = [part_to_json(p) for p in c]
     else:
         _opt_value(d, "content", c)
@@ -231,7 +235,7 @@ def system_from_json(j: Any) -> SystemMessage:
     if isinstance(j, str):
         return SystemMessage(j)
     c = j.get("content", {"$undefined": True})
-    if isinstance(c, list) and all(isinstance(p, dict) and p.get("type") == "text" and "$class" not in p for p in c):
+    if isinstance(c, list) and c and all(isinstance(p, dict) and p.get("type") in _PART_TAGS and not any(k.startswith("$") for k in p) for p in c):
         content: Any = tuple(part_from_json(p) for p in c)
     else:
         content = value_from_json(c)

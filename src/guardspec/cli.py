@@ -108,24 +108,24 @@ def examples_section(root: Path, console: Console) -> bool:
     return ok
 
 
-def _sections() -> list[tuple[str, Any]]:
-    """verify's sections; later issues add theirs here."""
-    out: list[tuple[str, Any]] = []
-    try:
-        from .commands import properties_cmds
+# Command modules contributed by later issues, in the order verify and bench report them.
+SECTION_MODULES = (
+    ("properties", "properties_cmds"),
+    ("proofs", "prove_cmds"),
+    ("real Mastra", "mastra_cmds"),
+    ("conformance", "conformance_cmds"),
+)
 
-        if hasattr(properties_cmds, "verify_section"):
-            out.append(("properties", properties_cmds.verify_section))
-    except ImportError:
-        pass
-    try:
-        from .commands import mastra_cmds
 
-        if hasattr(mastra_cmds, "verify_section"):
-            out.append(("real Mastra", mastra_cmds.verify_section))
-    except ImportError:
-        pass
-    return out
+def _module(name: str) -> Any:
+    import importlib
+
+    return importlib.import_module(f"guardspec.commands.{name}")
+
+
+def _sections(hook: str) -> list[tuple[str, Any]]:
+    """The modules' ``verify_section`` or ``bench_section`` hooks, in order."""
+    return [(title, getattr(_module(m), hook)) for title, m in SECTION_MODULES if hasattr(_module(m), hook)]
 
 
 @main.command("verify")
@@ -137,7 +137,7 @@ def verify_cmd(examples_dir: str) -> None:
     if not root.is_dir():
         bad_input(f"{examples_dir}: no such folder of examples")
     results = [("examples", examples_section(root, console))]
-    for name, section in _sections():
+    for name, section in _sections("verify_section"):
         console.rule(name)
         results.append((name, bool(section(console))))
     summary = Table(title="verify")
@@ -170,20 +170,8 @@ def bench_cmd(seconds: float, examples_dir: str) -> None:
     raw = {n: r for n, m, r in rows if m == "raw"}
     for n in guarded:
         console.print(f"{n}: guarded/raw speed ratio {guarded[n] / raw[n]:.2f}")
-    try:
-        from .commands import mastra_cmds
-
-        if hasattr(mastra_cmds, "bench_section"):
-            mastra_cmds.bench_section(console, seconds)
-    except ImportError:
-        pass
-    try:
-        from .commands import properties_cmds
-
-        if hasattr(properties_cmds, "bench_section"):
-            properties_cmds.bench_section(console, seconds)
-    except ImportError:
-        pass
+    for _, section in _sections("bench_section"):
+        section(console, seconds)
 
 
 @main.command("clauses")
@@ -206,18 +194,9 @@ def clauses_cmd(root: str, write: bool) -> None:
     readme.write_text(f"{head}{tr.BEGIN}\n{text}\n{tr.END}{tail}")
 
 
-def _register_optional() -> None:
-    """Commands contributed by later issues' modules."""
-    for mod in ("properties_cmds", "mastra_cmds"):
-        try:
-            m = __import__(f"guardspec.commands.{mod}", fromlist=["COMMANDS"])
-        except ImportError:
-            continue
-        for cmd in getattr(m, "COMMANDS", ()):
-            main.add_command(cmd)
-
-
-_register_optional()
+for _, _name in SECTION_MODULES:
+    for _cmd in _module(_name).COMMANDS:
+        main.add_command(_cmd)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,346 @@
+"""Differential conformance of other implementations (docs/protocol.md; src/guardspec/conformance/).
+
+``serve``: the reference as a protocol-1 implementation (optionally with one semantic mutant);
+``diff``: a differential campaign of an implementation against the model; ``vectors check`` /
+``vectors generate``: the conformance vectors. ``verify_section`` / ``bench_section`` are
+cli.py's hooks. Exit codes: 0 all agree, 1 a disagreement or a problem, 2 bad arguments.
+
+Until cli.py registers this module, ``python -m guardspec.commands.conformance_cmds`` is the
+same commands under their own group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_BAD = 2
+DEFAULT_VECTORS = "vectors/conformance"
+
+
+def _bad(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_BAD)
+
+
+def serve_command(mutant: str | None = None) -> list[str]:
+    """How to start ``guardspec serve`` from this interpreter, registered in cli.py or not."""
+    cmd = [sys.executable, "-m", "guardspec.commands.conformance_cmds", "serve"]
+    return cmd + (["--mutant", mutant] if mutant else [])
+
+
+def _comparison(compare: tuple[str, ...], normalise: str | None, compare_file: str | None) -> Any:
+    from guardspec.conformance.compare import Comparison, ComparisonError, comparison_from_json
+
+    cmp = Comparison()
+    if compare_file:
+        try:
+            cmp = comparison_from_json(json.loads(Path(compare_file).read_text()))
+        except OSError as e:
+            _bad(f"{compare_file}: cannot read ({e.strerror})")
+        except ValueError as e:
+            if isinstance(e, ComparisonError):
+                _bad(f"{compare_file}: {e.path}: {e.expected}")
+            _bad(f"{compare_file}: $: valid JSON ({e})")
+    fields: dict[str, str] = {}
+    for c in compare:
+        if "=" not in c:
+            _bad(f"--compare {c!r}: expected FIELD=MODE (e.g. list=ids, read=ignore)")
+        f, m = c.split("=", 1)
+        fields[f.strip()] = m.strip()
+    data: dict[str, Any] = {"fields": fields}
+    if normalise:
+        data["normalise"] = normalise
+    try:
+        return comparison_from_json(data, cmp, "--compare")
+    except ComparisonError as e:
+        _bad(f"{e.path}: {e.expected}")
+
+
+COMPARE_OPTS = [
+    click.option("--compare", "compare", multiple=True, metavar="FIELD=MODE", help="Per-field comparison: full, ids or ignore (repeatable)."),
+    click.option("--normalise", type=click.Choice(["ids", "mastra", "none"]), default=None, help="Renaming of implementation-chosen values (default ids)."),
+    click.option("--compare-file", type=click.Path(dir_okay=False), default=None, help="A comparison object (docs/schemas/comparison.schema.json)."),
+]
+
+
+def _with_compare(f: Any) -> Any:
+    for o in reversed(COMPARE_OPTS):
+        f = o(f)
+    return f
+
+
+@click.command("serve")
+@click.option("--mutant", default=None, help="Switch on one semantic mutant of properties/mutants.py.")
+@click.option("--list-mutants", is_flag=True, help="Print the mutants' names and exit.")
+def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
+    """The reference as an implementation: protocol 1 on stdin/stdout."""
+    if list_mutants or mutant:
+        from guardspec.properties.mutants import MUTANTS
+
+        if list_mutants:
+            for name, m in MUTANTS.items():
+                click.echo(f"{name}\t{m.clause}\t{m.description}")
+            return
+        if mutant not in MUTANTS:
+            _bad(f"--mutant {mutant!r}: one of {', '.join(MUTANTS)}")
+    from guardspec.conformance.serve import serve
+
+    sys.exit(serve(mutant=mutant))
+
+
+@click.command("diff")
+@click.option("--impl", "impl", required=True, help='The implementation\'s command line, e.g. "guardspec serve".')
+@click.option("--examples", type=click.IntRange(min=1), default=200, show_default=True, help="Generated scenarios.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Implementation processes in parallel.")
+@click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True, help="Seconds.")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Results (results.jsonl) and shrunk vectors go here; resumes a campaign found there.")
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]), help="Modes to run (default: all the implementation declares).")
+@click.option("--known", "known_file", type=click.Path(dir_okay=False), default=None, help="Known discrepancies to skip (each with its reason).")
+@click.option("--no-shrink", is_flag=True, help="Do not shrink disagreements.")
+@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=120.0, show_default=True, help="Time for shrinking one disagreement.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@_with_compare
+def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out: str | None, modes: tuple, known_file: str | None,
+             no_shrink: bool, shrink_seconds: float, as_json: bool, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
+    """A differential campaign: generated scenarios on the implementation and on the model."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
+
+    if not impl.strip():
+        _bad("--impl: a command line")
+    cmp = _comparison(compare, normalise, compare_file)
+    try:
+        known = load_known(known_file) if known_file else []
+    except BadArguments as e:
+        _bad(str(e))
+    cfg = Config(impl=impl, examples=examples, seed=seed, jobs=jobs, timeout=timeout, out=Path(out) if out else None,
+                 modes=tuple(modes) or None, comparison=cmp, known=known, shrink=not no_shrink, shrink_seconds=shrink_seconds)
+    err = Console(stderr=True)
+    progress = Progress(TextColumn("[bold]diff[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False, disable=as_json)
+    task: list[Any] = []
+
+    def on_start(total: int, done: int) -> None:
+        task.append(progress.add_task("", total=total, completed=done))
+
+    def on_progress(done: int, counts: dict) -> None:
+        desc = " ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        progress.update(task[0], completed=done, description=desc)
+
+    try:
+        with progress:
+            report = run_campaign(cfg, on_progress, on_start)
+    except BadArguments as e:
+        _bad(str(e))
+    if as_json:
+        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+    else:
+        print_report(report, Console())
+    sys.exit(0 if report.ok else 1)
+
+
+def report_json(report: Any) -> dict:
+    return {
+        "implementation": (report.hello or {}).get("implementation"),
+        "examples": report.config.examples,
+        "seed": report.config.seed,
+        "cases": report.cases,
+        "resumed": report.resumed,
+        "counts": report.counts,
+        "seconds": round(report.seconds, 2),
+        "firstDisagreementAt": report.first_disagreement_at,
+        "found": [
+            {"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "explain": f.explain,
+             "messages": f.messages, "processors": f.processors, "tried": f.tried}
+            for f in report.found.values()
+        ],
+        "problems": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.problems[:200]],
+        "modelErrors": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.model_errors[:200]],
+        "incidents": [{"kind": i.kind, "detail": i.detail} for i in report.incidents[:50]],
+    }
+
+
+def print_report(report: Any, console: Any) -> None:
+    from rich.table import Table
+
+    h = report.hello or {}
+    console.print(f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
+                  f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s")
+    if report.found:
+        t = Table(title="disagreements and problems (each shrunk)")
+        for c in ("signature", "cases", "first difference", "shrunk to", "vector"):
+            t.add_column(c, overflow="fold")
+        for f in report.found.values():
+            shrunk = f"{f.messages} msgs, {f.processors} procs" if f.messages is not None else "-"
+            t.add_row(f.signature, str(f.count), f.line, shrunk, f.vector or "-")
+        console.print(t)
+    for r in report.problems[:20]:
+        p = r.get("problem") or {}
+        console.print(f"  case {r['case']} {r['mode']}: {p.get('kind')}: {p.get('path')}: {p.get('expected')}", markup=False, highlight=False)
+    if len(report.problems) > 20:
+        console.print(f"  … {len(report.problems) - 20} more problems in results.jsonl")
+    if report.model_errors:
+        r = report.model_errors[0]
+        console.print(f"[yellow]{len(report.model_errors)} cases not judged: the reference itself failed on them "
+                      f"(first: case {r['case']} {r['mode']}: {(r.get('problem') or {}).get('expected', '')[:160]})[/yellow]",
+                      markup=True, highlight=False)
+
+
+@click.group("vectors")
+def vectors_group() -> None:
+    """Conformance vectors (vectors/conformance/*.json)."""
+
+
+@vectors_group.command("check")
+@click.option("--impl", "impl", required=True, help="The implementation's command line.")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True)
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]))
+@_with_compare
+def vectors_check_cmd(impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
+    """Run the vectors on an implementation and print a table."""
+    from rich.console import Console
+
+    from guardspec.conformance.impl import Impl, StartFailed
+
+    cmp = _comparison(compare, normalise, compare_file)
+    targets = [Path(p) for p in paths] or [Path(DEFAULT_VECTORS)]
+    if not any(t.exists() for t in targets):
+        _bad(f"{targets[0]}: no such vectors folder")
+    with Impl(impl, timeout=timeout) as im:
+        try:
+            im.start()
+        except StartFailed as e:
+            _bad(f"--impl {impl!r}: {e.problem.path}: {e.problem.expected}")
+        ok, bad = print_vectors(im, targets, Console(), cmp, tuple(modes) or None)
+    sys.exit(0 if ok else (EXIT_BAD if bad else 1))
+
+
+def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, modes: Any = None) -> tuple[bool, bool]:
+    from rich.table import Table
+
+    from guardspec.conformance.vectors import check
+
+    rows = check(im, targets, cmp, modes)
+    t = Table(title=f"conformance vectors — {(im.hello or {}).get('implementation')} {(im.hello or {}).get('version')}")
+    for c in ("vector", "clauses", "mode", "loop", "result"):
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        if r.bad:
+            res = f"[red]bad vector: {r.bad}[/red]"
+        elif r.verdict.status == "agree":
+            res = "[green]agrees[/green]" + (f" [yellow](stale: {r.stale})[/yellow]" if r.stale else "")
+        elif r.verdict.status == "skipped":
+            res = f"[yellow]skipped: {r.verdict.reason}[/yellow]"
+        else:
+            res = f"[red]{r.verdict.status.upper()}: {r.verdict.line()}[/red]"
+        t.add_row(r.name, " ".join(r.clauses), r.mode, r.loop, res)
+    console.print(t)
+    n_ok = sum(r.ok for r in rows)
+    console.print(f"{n_ok}/{len(rows)} agree or skipped")
+    return all(r.ok for r in rows), any(r.bad for r in rows)
+
+
+@vectors_group.command("generate")
+@click.option("--examples", "examples_dir", type=click.Path(file_okay=False, exists=True), default="examples", show_default=True)
+@click.option("--out", "out", type=click.Path(file_okay=False), default=DEFAULT_VECTORS, show_default=True)
+@click.option("--generated", type=click.IntRange(min=0), default=40, show_default=True, help="Generated vectors of distinct outcome shapes.")
+@click.option("--seed", type=int, default=0, show_default=True)
+def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int) -> None:
+    """Write the vectors from the reference: the examples' scenarios, plus generated ones."""
+    from guardspec.conformance.vectors import generate
+
+    paths = generate(Path(examples_dir), Path(out), generated, seed)
+    click.echo(f"{len(paths)} vectors written to {out}")
+
+
+COMMANDS = (serve_cmd, diff_cmd, vectors_group)
+
+
+def _vectors_dir() -> Path | None:
+    from guardspec.mastra_client import repo_root
+
+    for p in (Path(DEFAULT_VECTORS), repo_root() / DEFAULT_VECTORS):
+        if p.is_dir():
+            return p
+    return None
+
+
+def verify_section(console: Any) -> bool:
+    """``guardspec verify``: the conformance vectors against ``guardspec serve`` (the reference
+    through the protocol), a self-check of the vectors, the protocol and the harness."""
+    from guardspec.conformance.impl import Impl, StartFailed
+
+    root = _vectors_dir()
+    if root is None:
+        console.print(f"no {DEFAULT_VECTORS} folder: skipped")
+        return True
+    with Impl(serve_command(), timeout=30) as im:
+        try:
+            im.start()
+        except StartFailed as e:
+            console.print(f"[red]guardspec serve did not start: {e}[/red]")
+            return False
+        ok, _ = print_vectors(im, [root], console)
+    return ok
+
+
+def bench_section(console: Any, seconds: float) -> None:
+    """Harness round trips per second against a trivial echo implementation: requests
+    pipelined, every reply parsed, checked and compared (with the outcome field)."""
+    figures = bench_harness(seconds)
+    console.print(
+        f"conformance harness: {figures['roundTripsPerSecond']:,.0f} round trips/s against an echo implementation "
+        f"({figures['roundTrips']:,} in {figures['seconds']:.2f} s, window {figures['window']}; "
+        f"each reply parsed, checked and compared)"
+    )
+
+
+def bench_harness(seconds: float = 1.0, window: int = 512) -> dict:
+    import time
+
+    from guardspec.conformance.cases import judge
+    from guardspec.conformance.compare import Comparison
+    from guardspec.conformance.impl import Impl
+
+    req = {"kind": "run", "mode": "guarded", "scenario": {"guardspec": 1, "agent": {"id": "a"}, "call": {"loop": "generate", "messages": ["hi"]}}}
+    expected = {"guardspec": 1, "outcome": {"kind": "answered"}}
+    cmp = Comparison()
+    with Impl([sys.executable, "-m", "guardspec.conformance.echo"], window=window) as im:
+        hello = im.start()
+        im.exchange([req] * 200)  # warm up
+        n, t0 = 0, time.perf_counter()
+        batch = 5000
+        while True:
+            answers = im.exchange([req] * batch)
+            for a in answers:
+                v = judge(req["scenario"], "guarded", expected, a, cmp, hello, "generate")
+                if v.status != "agree":
+                    raise RuntimeError(f"echo bench: {v.line()}")
+            n += batch
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                break
+    return {"roundTrips": n, "seconds": dt, "roundTripsPerSecond": n / dt, "window": window}
+
+
+@click.group()
+def _main() -> None:
+    """guardspec conformance commands (the same as in the guardspec CLI)."""
+
+
+for _c in COMMANDS:
+    _main.add_command(_c)
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,482 @@
+"""``guardspec diff``: a differential campaign of an implementation against the model.
+
+Scenarios come from the Hypothesis strategies (``properties/strategies.py``), drawn from a seed
+so that a campaign is the same list of cases every time; each case (scenario × mode) runs on
+both sides and is judged (``cases.judge``). Every verdict is appended to ``results.jsonl`` as it
+comes, so an interrupted campaign loses nothing: started again with the same seed and size it
+skips the cases already judged. Each distinct disagreement (mode and first differing field, or
+kind of problem) is then shrunk (``shrink.py``) and written as a conformance vector with its
+``explain`` rendering.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from attrs import define, field
+
+from guardspec.model import codec
+
+from .cases import loop_of, Verdict, judge, message_count, model_observation, processor_count, scenario_hash
+from .compare import Comparison
+from .impl import Answer, Impl, StartFailed
+from .shrink import shrink, size
+from .wire import Problem
+
+RESULTS = "results.jsonl"
+STRATEGY = "scenarios(mixed_swarms(max_calls=1)), distinct"
+NOT_SHRUNK = frozenset({"timeout", "start-failed"})
+
+
+class BadArguments(ValueError):
+    """Exit 2: what is wrong with the arguments or an input file (JSON path: expected)."""
+
+
+# -- the cases ---------------------------------------------------------------------------------
+
+
+def generate_scenarios(seed: int, n: int) -> list[dict]:
+    """``n`` distinct scenarios (JSON), the same for the same (seed, n)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    from guardspec.properties.strategies import mixed_swarms, scenarios
+
+    out: list[dict] = []
+    seen: set[str] = set()
+
+    def round_(r: int, k: int) -> None:
+        @hseed(seed if r == 0 else seed * 1000 + r)
+        @settings(
+            max_examples=k,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        @given(scenarios(mixed_swarms(max_calls=1)))
+        def collect(s: Any) -> None:
+            if len(out) >= n:
+                return
+            sj = json.loads(json.dumps(codec.scenario_to_json(s)))
+            h = scenario_hash(sj)
+            if h not in seen:  # Hypothesis draws some scenarios twice: each case is a new one
+                seen.add(h)
+                out.append(sj)
+
+        collect()
+
+    for r in range(8):
+        if len(out) >= n:
+            break
+        missing = n - len(out)
+        round_(r, missing + missing // 5 + 2)
+    return out
+
+
+# -- known discrepancies -----------------------------------------------------------------------
+
+
+def load_known(path: str | Path) -> list[dict]:
+    """``{"guardspec": 1, "known": [{"signature": glob, "path"?: glob, "loop"?: str,
+    "scenario"?: hash, "reason": str}]}``; every entry must say why."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise BadArguments(f"{path}: cannot read ({e.strerror})") from None
+    except ValueError as e:
+        raise BadArguments(f"{path}: $: valid JSON ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("known"), list):
+        raise BadArguments(f"{path}: $.known: an array of known discrepancies")
+    for i, k in enumerate(data["known"]):
+        where = f"{path}: $.known[{i}]"
+        if not isinstance(k, dict):
+            raise BadArguments(f"{where}: a JSON object")
+        if not isinstance(k.get("signature"), str):
+            raise BadArguments(f"{where}.signature: a string (a glob over '<mode>:<field or problem>')")
+        if not isinstance(k.get("reason"), str) or not k["reason"].strip():
+            raise BadArguments(f"{where}.reason: a non-empty string: why this discrepancy is accepted")
+        for key in ("path", "loop", "scenario"):
+            if key in k and not isinstance(k[key], str):
+                raise BadArguments(f"{where}.{key}: a string")
+        extra = set(k) - {"signature", "path", "loop", "scenario", "reason"}
+        if extra:
+            raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
+    return data["known"]
+
+
+def known_reason(known: list[dict], v: Verdict, loop: str, h: str) -> str | None:
+    from fnmatch import fnmatchcase
+
+    from .compare import coarse
+
+    for k in known:
+        if not fnmatchcase(v.signature, k["signature"]):
+            continue
+        if "loop" in k and k["loop"] != loop:
+            continue
+        if "scenario" in k and k["scenario"] != h:
+            continue
+        if "path" in k:
+            path = coarse(v.differences[0].path) if v.differences else (v.problem.path if v.problem else "")
+            if not fnmatchcase(path, k["path"]):
+                continue
+        return k["reason"]
+    return None
+
+
+# -- the campaign ---------------------------------------------------------------------------------
+
+
+@define
+class Config:
+    impl: str
+    examples: int = 200
+    seed: int = 0
+    jobs: int = 1
+    timeout: float = 10.0
+    out: Path | None = None
+    modes: tuple[str, ...] | None = None  # None: every mode the implementation declares
+    comparison: Comparison = field(factory=Comparison)
+    known: list = field(factory=list)
+    shrink: bool = True
+    shrink_seconds: float = 120.0
+    window: int = 64
+    chunk: int = 32
+
+
+@define
+class Found:
+    """One distinct disagreement (or kind of problem): how often, and its shrunk vector."""
+
+    signature: str
+    count: int = 0
+    first: dict | None = None  # the record of the smallest case
+    first_size: int = 1 << 30
+    vector: str | None = None
+    explain: str | None = None
+    messages: int | None = None
+    processors: int | None = None
+    tried: int = 0
+    line: str = ""
+
+
+@define
+class Report:
+    config: Config
+    hello: dict | None = None
+    counts: dict = field(factory=dict)
+    found: dict = field(factory=dict)  # signature -> Found
+    problems: list = field(factory=list)  # records of problem cases
+    model_errors: list = field(factory=list)  # cases the reference itself failed on: not judged
+    cases: int = 0
+    resumed: int = 0
+    seconds: float = 0.0
+    incidents: list = field(factory=list)
+    first_disagreement_at: int | None = None  # 1-based example number
+
+    @property
+    def ok(self) -> bool:
+        return not self.counts.get("disagree") and not self.counts.get("problem")
+
+
+def _results_path(cfg: Config) -> Path | None:
+    return cfg.out / RESULTS if cfg.out else None
+
+
+def _header(cfg: Config, modes: tuple[str, ...]) -> dict:
+    return {"type": "campaign", "guardspec": 1, "seed": cfg.seed, "examples": cfg.examples, "strategy": STRATEGY, "impl": cfg.impl, "modes": list(modes)}
+
+
+def _read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:
+    """(header, case records by (case, mode), shrunk records by signature) of an earlier run."""
+    header, cases, shrunk = None, {}, {}
+    if not path.exists():
+        return header, cases, shrunk
+    for n, line in enumerate(path.read_text().splitlines()):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by an interruption
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "campaign" and header is None:
+            header = rec
+        elif rec.get("type") == "case":
+            cases[(rec.get("case"), rec.get("mode"))] = rec
+        elif rec.get("type") == "shrunk":
+            shrunk[rec.get("signature")] = rec
+    if header is not None and (header.get("seed"), header.get("examples"), header.get("strategy")) != (cfg.seed, cfg.examples, STRATEGY):
+        raise BadArguments(
+            f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples); "
+            "use another --out, or the same --seed and --examples to resume it"
+        )
+    return header, cases, shrunk
+
+
+class _Writer:
+    """Appends records to the results file, one JSON line each, flushed at once."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.lock = threading.Lock()
+        self.f = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.f = open(path, "a", encoding="utf-8")
+
+    def write(self, rec: dict) -> None:
+        if self.f is None:
+            return
+        with self.lock:
+            self.f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.f.flush()
+
+    def close(self) -> None:
+        if self.f:
+            self.f.close()
+
+
+def _modes(cfg: Config, hello: dict) -> tuple[str, ...]:
+    have = tuple(m for m in ("guarded", "raw") if m in hello.get("modes", ["raw", "guarded"]))
+    if cfg.modes is None:
+        return have
+    missing = [m for m in cfg.modes if m not in have]
+    if missing:
+        raise BadArguments(f"--mode {missing[0]}: the implementation declares modes {list(have)}")
+    return tuple(cfg.modes)
+
+
+def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = None, on_start: Callable[[int, int], None] | None = None) -> Report:
+    """Run the campaign. ``on_start(total, already_done)``, then ``progress(done, counts)``."""
+    t0 = time.perf_counter()
+    report = Report(cfg)
+    probe = Impl(cfg.impl, timeout=cfg.timeout, window=cfg.window)
+    try:
+        hello = probe.start()
+    except StartFailed as e:
+        raise BadArguments(f"--impl {cfg.impl!r}: {e.problem.path}: {e.problem.expected}" + (f"\n{e.stderr}" if e.stderr else "")) from None
+    report.hello = hello
+    modes = _modes(cfg, hello)
+    rpath = _results_path(cfg)
+    header, done, shrunk_before = _read_results(rpath, cfg) if rpath else (None, {}, {})
+    writer = _Writer(rpath)
+    if header is None:
+        writer.write(_header(cfg, modes))
+    scenarios = generate_scenarios(cfg.seed, cfg.examples)
+    hashes = [scenario_hash(s) for s in scenarios]
+    todo: list[tuple[int, str]] = []
+    records: list[dict] = []
+    for i, h in enumerate(hashes):
+        for m in modes:
+            rec = done.get((i, m))
+            if rec is not None and rec.get("hash") == h:
+                records.append(rec)
+            else:
+                todo.append((i, m))
+    report.resumed = len(records)
+    total = len(todo) + len(records)
+    if on_start:
+        on_start(total, len(records))
+    counts: dict[str, int] = {}
+    for rec in records:
+        counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+    lock = threading.Lock()
+    chunks: queue.Queue = queue.Queue()
+    for k in range(0, len(todo), cfg.chunk):
+        chunks.put(todo[k : k + cfg.chunk])
+
+    def work(impl: Impl) -> None:
+        while True:
+            try:
+                chunk = chunks.get_nowait()
+            except queue.Empty:
+                return
+            reqs, models = [], []
+            for i, m in chunk:
+                try:
+                    models.append(model_observation(scenarios[i], m))
+                except Exception as e:  # the reference failed: the case is reported, not the run
+                    models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
+                reqs.append({"kind": "run", "mode": m, "scenario": scenarios[i]})
+            answers = impl.exchange(reqs)
+            for (i, m), mo, ans in zip(chunk, models, answers):
+                loop = loop_of(scenarios[i])
+                if isinstance(mo, Problem):
+                    v = Verdict("model-error", f"{m}:model-error", problem=mo)
+                else:
+                    v = judge(scenarios[i], m, mo, ans, cfg.comparison, impl.hello or hello, loop)
+                rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": hashes[i], **v.to_json(), "seconds": round(ans.seconds, 4)}
+                if v.status in ("disagree", "problem"):
+                    why = known_reason(cfg.known, v, loop, hashes[i])
+                    if why is not None:
+                        rec["status"], rec["known"] = "known", why
+                    elif isinstance(ans.reply, dict) and v.status == "disagree":
+                        rec["implObservation"] = ans.reply.get("observation")
+                writer.write(rec)
+                with lock:
+                    records.append(rec)
+                    counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+                    if progress:
+                        progress(len(records), dict(counts))
+
+    impls = [probe] + [Impl(cfg.impl, timeout=cfg.timeout, window=cfg.window) for _ in range(max(0, cfg.jobs - 1))]
+    try:
+        threads = [threading.Thread(target=work, args=(im,), daemon=True) for im in impls]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for im in impls:
+            report.incidents.extend(im.incidents)
+    finally:
+        for im in impls:
+            im.close()
+    report.counts = counts
+    report.cases = len(records)
+    _collect(report, records, scenarios)
+    if cfg.shrink:
+        _shrink_all(report, scenarios, hello, writer, shrunk_before)
+    writer.close()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _collect(report: Report, records: list[dict], scenarios: list[dict]) -> None:
+    for rec in sorted(records, key=lambda r: (r["case"], r["mode"])):
+        if rec["status"] == "model-error":
+            report.model_errors.append(rec)
+        if rec["status"] not in ("disagree", "problem"):
+            continue
+        if rec["status"] == "problem":
+            report.problems.append(rec)
+        if rec["status"] == "disagree" and report.first_disagreement_at is None:
+            report.first_disagreement_at = rec["case"] + 1
+        f = report.found.setdefault(rec["signature"], Found(rec["signature"]))
+        f.count += 1
+        s = size(scenarios[rec["case"]])
+        if s < f.first_size:
+            f.first, f.first_size = rec, s
+            d = rec.get("differences")
+            f.line = (f"{d[0]['path']}: model {json.dumps(d[0].get('expected') or d[0]['model'])[:90]} | impl {json.dumps(d[0]['impl'])[:90]}" if d
+                      else f"{rec['problem']['path']}: {rec['problem']['expected']}"[:200])
+
+
+def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: _Writer, before: dict) -> None:
+    cfg = report.config
+    for sig, f in report.found.items():
+        if sig in before:
+            b = before[sig]
+            f.vector, f.explain, f.messages, f.processors, f.tried = b.get("vector"), b.get("explain"), b.get("messages"), b.get("processors"), b.get("tried", 0)
+            continue
+        rec = f.first
+        assert rec is not None
+        if rec["status"] == "problem" and rec["problem"]["kind"] in NOT_SHRUNK:
+            continue
+        mode = rec["mode"]
+        with Impl(cfg.impl, timeout=cfg.timeout, window=cfg.window) as impl:
+            try:
+                impl.start()
+            except StartFailed:
+                continue
+            small, tried = shrink_case(scenarios[rec["case"]], mode, sig, impl, cfg)
+            final = run_one(small, mode, impl, cfg)
+        f.messages, f.processors, f.tried = message_count(small), processor_count(small), tried
+        if cfg.out is not None and final is not None:
+            v, mo, ans = final
+            f.vector, f.explain = write_vector(cfg.out / "vectors", small, mode, sig, mo, ans, v, cfg, rec)
+        writer.write({"type": "shrunk", "signature": sig, "case": rec["case"], "mode": mode, "vector": f.vector, "explain": f.explain,
+                      "messages": f.messages, "processors": f.processors, "tried": tried})
+
+
+def run_one(sj: dict, mode: str, impl: Impl, cfg: Config) -> tuple[Verdict, dict, Answer] | None:
+    try:
+        mo = model_observation(sj, mode)
+    except Exception:
+        return None
+    ans = impl.exchange([{"kind": "run", "mode": mode, "scenario": sj}])[0]
+    return judge(sj, mode, mo, ans, cfg.comparison, impl.hello, loop_of(sj)), mo, ans
+
+
+def shrink_case(sj: dict, mode: str, sig: str, impl: Impl, cfg: Config) -> tuple[dict, int]:
+    def still_fails(batch: list[dict]) -> list[bool]:
+        oks = [False] * len(batch)
+        valid, models = [], []
+        for k, c in enumerate(batch):
+            try:
+                models.append(model_observation(c, mode))
+                valid.append(k)
+            except Exception:
+                continue
+        if not valid:
+            return oks
+        answers = impl.exchange([{"kind": "run", "mode": mode, "scenario": batch[k]} for k in valid])
+        for k, mo, ans in zip(valid, models, answers):
+            v = judge(batch[k], mode, mo, ans, cfg.comparison, impl.hello, loop_of(batch[k]))
+            oks[k] = v.signature == sig
+        return oks
+
+    return shrink(sj, still_fails, seconds=cfg.shrink_seconds)
+
+
+def _safe(s: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in s).strip("-")[:60]
+
+
+def explain_text(sj: dict, mode: str, header: list[str]) -> str:
+    from rich.console import Console
+
+    from guardspec.explain import explain
+    from guardspec.model.scenario import Mode
+
+    con = Console(record=True, width=120, file=io.StringIO(), color_system=None)
+    for h in header:
+        con.print(h, markup=False, highlight=False)
+    con.print(explain(codec.scenario_from_json(sj), Mode(mode)))
+    return con.export_text()
+
+
+def write_vector(out: Path, sj: dict, mode: str, sig: str, model_obs: dict, ans: Answer, v: Verdict, cfg: Config, rec: dict) -> tuple[str, str]:
+    """The shrunk case as a conformance vector (vectors.py format) plus its explain text."""
+    from .vectors import infer_clauses
+
+    out.mkdir(parents=True, exist_ok=True)
+    h = scenario_hash(sj)
+    stem = f"{_safe(sig)}-{h}"
+    name = f"diff-{stem}"
+    vec = {
+        "guardspec": 1,
+        "kind": "conformance-vector",
+        "name": name,
+        "clauses": infer_clauses(sj, model_obs),
+        "note": f"Found by `guardspec diff --seed {cfg.seed}` (case {rec['case']}), shrunk: {v.line()}",
+        "scenario": {k: x for k, x in sj.items() if k not in ("name", "note", "clauses")},
+        "expect": {mode: model_obs},
+        "found": {
+            "impl": cfg.impl,
+            "signature": sig,
+            "case": rec["case"],
+            "seed": cfg.seed,
+            "verdict": v.to_json(),
+            "implReply": ans.reply,
+        },
+    }
+    vpath = out / f"{stem}.json"
+    vpath.write_text(json.dumps(vec, indent=2, ensure_ascii=False) + "\n")
+    header = [f"disagreement {sig} — {cfg.impl}", f"replay: guardspec vectors check --impl {json.dumps(cfg.impl)} {vpath}"]
+    header += ["  " + d.line() for d in v.differences] or ["  " + v.line()]
+    header.append("")
+    header.append("model's trace:")
+    tpath = out / f"{stem}.txt"
+    tpath.write_text(explain_text(sj, mode, header))
+    return str(vpath), str(tpath)
+
+
+__all__ = ["Config", "Report", "Found", "BadArguments", "run_campaign", "generate_scenarios", "load_known", "RESULTS"]
