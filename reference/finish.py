@@ -5,16 +5,21 @@ from __future__ import annotations
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Thread, ThreadStore
-from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 from guardspec.model.observation import Result
 
-from .messagelist import MessageList
+from .messagelist import MessageList, StepStartPart
 
 
 def _savable(m: Message) -> Message | None:
     """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
     not saved."""
-    parts = tuple(p for p in m.parts or () if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL))
+    parts = tuple(
+        p
+        for p in m.parts or ()
+        if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL) and not isinstance(p, StepStartPart)
+    )
     if not parts:
         return None
     return evolve(m, parts=parts, ref=0)
@@ -38,17 +43,47 @@ def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList) ->
     return store.put(evolve(thread, messages=msgs))
 
 
+def _title_lines(m: Message) -> list[str]:
+    """``Agent.formatMessagePartsForTitle`` (docs/mastra-measurements.md §j): one line per
+    part: ``Role: text`` for a text part, ``Tool Result <name>: <result>`` for a tool result
+    (a string as it is, anything else as JSON, cut to 200 characters; an ``output-error`` shows
+    its error text, an ``output-denied`` its approval reason), ``Tool Call <name>: <args JSON>``
+    for a call awaiting or answering an approval, ``Reasoning: text``; a pending ``call`` gives
+    no line (measured)."""
+    role = m.role.value.capitalize()
+    lines = []
+    for p in m.parts or ():
+        if isinstance(p, TextPart):
+            lines.append(f"{role}: {p.text if isinstance(p.text, str) else to_json_text(p.text)}")
+        elif isinstance(p, ToolPart):
+            if p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED):
+                # the v4 UI message shows an error as a result holding its text, a denial as
+                # a result holding the approval's reason (measured)
+                if p.state is ToolState.RESULT:
+                    v = p.result
+                elif p.state is ToolState.OUTPUT_ERROR:
+                    v = p.error_text
+                else:
+                    reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
+                    v = reason if isinstance(reason, str) and reason else "Tool call was not approved by the user"
+                r = v if isinstance(v, str) else to_json_text(v)
+                lines.append(f"Tool Result {p.tool_name}: {(r or '')[:200]}")
+            elif p.state in (ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED):
+                lines.append(f"Tool Call {p.tool_name}: {(to_json_text(p.args) or '')[:200]}")
+        elif isinstance(p, ReasoningPart) and not isinstance(p, StepStartPart) and p.text:
+            lines.append(f"Reasoning: {p.text}")
+    return lines
+
+
 def transcript(lst: MessageList, thread_id: str) -> str | None:
-    """M13 title source: every message of the thread on the list, as ``Role: text`` lines;
-    None when there is no user message among them."""
+    """M13 title source: every message of the thread on the list, formatted part by part
+    (``_title_lines``); None when there is no user message among them."""
     msgs = [m for m in lst.all() if m.thread_id in (None, thread_id)]
     if not any(m.role is Role.USER for m in msgs):
         return None
-    lines = []
+    lines: list[str] = []
     for m in msgs:
-        text = "".join(p.text for p in m.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))
-        if text:
-            lines.append(f"{m.role.value.capitalize()}: {text}")
+        lines.extend(_title_lines(m))
     return "\n".join(lines)
 
 

@@ -111,10 +111,24 @@ Ending = Union[Returns, Aborts, TripWires, Throws]
 
 @frozen
 class Invocation:
-    """The list after the processor ran, and how it ended."""
+    """The list after the processor ran, and how it ended.
+
+    ``received`` / ``received_system``: the processor's ``messages`` / ``systemMessages``
+    arrays as they stood when it returned, and whether each was still Mastra's live array
+    (``messages_live`` / ``system_live``; see ``invoke``)."""
 
     list: MessageList
     ending: Ending
+    received: tuple = ()
+    received_system: tuple = ()
+    messages_live: bool = False
+    system_live: bool = False
+
+
+@frozen
+class LiveSystem:
+    """A returned ``systemMessages`` that is the list's own untagged array
+    (``getSystemMessages()``), so what was added to the bucket shows in it."""
 
 
 def _first_text(m: Message, text: Any) -> Message:
@@ -139,11 +153,21 @@ def invoke(
     lst: MessageList,
     received: tuple[Message, ...],
     received_system: tuple[SystemMessage, ...],
+    messages_live: bool = False,
+    system_live: bool = False,
 ) -> Invocation:
     """Run ``proc``'s steps, then its ending (SPEC processor language; M8 and G6 read the
-    result)."""
+    result).
+
+    ``messages_live`` / ``system_live`` (raw runner only): the arrays the processor received
+    are Mastra's own ``messages`` array (``get.all.db()``) / untagged system array
+    (``getSystemMessages()``), so what is added to the list shows in them, until an operation
+    replaces that array (``removeByIds``, ``clear.input``; ``replaceAllSystemMessages``),
+    after which they keep what they held then (docs/mastra-measurements.md §j)."""
     heap: dict[int, Any] = {m.ref: m for m in received}
     heap.update({s.ref: s for s in received_system})
+    frozen_msgs: tuple | None = None
+    frozen_sys: tuple | None = None
 
     def edit_in_place(new: Any) -> None:
         heap[new.ref] = new
@@ -157,6 +181,8 @@ def invoke(
                     entries.append(e)
                 lst = ml.add(lst, tuple(entries), step.source, step.merge)
             elif isinstance(step, RemoveByIds):
+                if messages_live and frozen_msgs is None:
+                    frozen_msgs = lst.all()
                 lst = ml.remove_by_ids(lst, step.ids)
             elif isinstance(step, AddSystem):
                 msg = step.message
@@ -164,12 +190,16 @@ def invoke(
                     lst, msg = lst.fresh_system(msg)
                 lst = ml.add_system(lst, msg, step.tag)
             elif isinstance(step, ReplaceAllSystem):
+                if system_live and frozen_sys is None:
+                    frozen_sys = lst.untagged
                 entries = []
                 for e in step.entries:
                     lst, e = _fresh_entry(lst, e)
                     entries.append(e)
                 lst = ml.replace_all_system(lst, entries)
             elif isinstance(step, ClearInput):
+                if messages_live and frozen_msgs is None:
+                    frozen_msgs = lst.all()
                 lst = ml.clear_source(lst, Source.INPUT)
             elif isinstance(step, EditSystem):
                 bucket = lst.untagged if step.tag is None else dict(lst.tagged).get(step.tag, ())
@@ -194,7 +224,9 @@ def invoke(
             else:  # pragma: no cover - the decoder admits no other step
                 raise AssertionError(step)
     except MastraError as e:
-        return Invocation(lst, Throws(str(e)))
+        # what the step changed before it threw stays (an add of several messages keeps the
+        # ones before the failing element; docs/mastra-measurements.md §j)
+        return Invocation(e.partial if e.partial is not None else lst, Throws(str(e)))
 
     end = proc.end
     if isinstance(end, Abort):
@@ -206,8 +238,36 @@ def invoke(
     if isinstance(end, (AbortThenThrow, AbortFinallyThrow)):
         return Invocation(lst, Throws(end.message))
     assert isinstance(end, Return)
-    lst, value = build(end.value, lst, [heap[m.ref] for m in received], [heap[s.ref] for s in received_system])
-    return Invocation(lst, Returns(value))
+    # Mastra mutates objects in place (stamps, merges): a received object still on the list is
+    # seen as it stands there
+    on_list = {s.message.ref: s.message for s in lst.slots} if (received or messages_live) else {}
+    if messages_live:
+        now = lst.all() if frozen_msgs is None else frozen_msgs
+        current = [on_list.get(m.ref, heap.get(m.ref, m)) for m in now]
+    else:
+        current = [on_list.get(m.ref, heap[m.ref]) for m in received]
+    if system_live:
+        sys_now = list(lst.untagged) if frozen_sys is None else [heap.get(x.ref, x) for x in frozen_sys]
+    else:
+        sys_now = [heap[s.ref] for s in received_system]
+    lst, value = build(end.value, lst, current, sys_now)
+    if (
+        system_live
+        and frozen_sys is None
+        and isinstance(value, RetObject)
+        and isinstance(end.value, ObjectOf)
+        and isinstance(end.value.system_messages, str)
+        and end.value.system_messages == "received"
+    ):
+        value = RetObject(value.messages, LiveSystem(), value.proto)
+    return Invocation(
+        lst,
+        Returns(value),
+        tuple(current),
+        tuple(sys_now),
+        messages_live and frozen_msgs is None,
+        system_live and frozen_sys is None,
+    )
 
 
 def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[MessageList, tuple[Any, ...]]:

@@ -16,6 +16,7 @@ from guardspec.model.fast import evolve
 from guardspec.model.messages import (
     SOURCE_ORDER,
     TOOL_RANK,
+    ToolState,
     Message,
     Part,
     ReasoningPart,
@@ -31,11 +32,43 @@ from guardspec.model.values import UNDEFINED, JsObject
 
 
 class MastraError(Exception):
-    """An error Mastra throws (its MastraError id, or the JS error name)."""
+    """An error Mastra throws (its MastraError id, or the JS error name).
+
+    ``partial`` is the list as Mastra leaves it when the throw comes part-way through an
+    operation that had already changed it (``add`` of several messages is not atomic,
+    docs/mastra-measurements.md §j)."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
         self.code = code
+        self.partial: MessageList | None = None
+
+
+@frozen
+class StepStartPart(ReasoningPart):
+    """Mastra's ``step-start`` part (a step boundary). ``MessageMerger`` inserts one before a
+    text part merged after a trailing tool part (docs/mastra-measurements.md §j). It lives in a
+    message's parts inside the substrate only: it has no text, no observation shows it (the
+    adapter drops step-start parts), and it splits an assistant message in the prompt (M12).
+    A subclass of ``ReasoningPart`` with empty text so that code reading parts sees no text."""
+
+
+STEP_START = StepStartPart("")
+
+
+def visible_parts(parts: tuple | None) -> tuple | None:
+    """The parts an observation shows: step-start parts dropped."""
+    if parts is None:
+        return parts
+    for p in parts:
+        if type(p) is StepStartPart:
+            return tuple(q for q in parts if type(q) is not StepStartPart)
+    return parts
+
+
+def without_steps(m: Message) -> Message:
+    vp = visible_parts(m.parts)
+    return m if vp is m.parts else evolve(m, parts=vp)
 
 
 @frozen
@@ -128,8 +161,13 @@ def sources_by_id(lst: MessageList) -> dict[str, frozenset[Source]]:
 # -- helpers -----------------------------------------------------------------------------------
 
 
+_SINGLE = {src: frozenset({src}) for src in Source}
+
+
 def _push(sources: frozenset[Source], source: Source) -> frozenset[Source]:
     """M1 source transitions (mastra-facts §1.2)."""
+    if not sources:
+        return _SINGLE[source]
     if source is Source.RESPONSE:
         return frozenset({Source.RESPONSE} | (sources - {Source.MEMORY, Source.INPUT}))
     return sources | {source}
@@ -140,17 +178,25 @@ def _sorted(slots: Iterable[Slot]) -> tuple[Slot, ...]:
     return tuple(sorted(slots, key=lambda s: s.message.created_at))
 
 
+def part_key(p: Part) -> tuple:
+    """``CacheKeyGenerator.fromDBParts([part])``: type + text; toolCallId + state for tool
+    parts; reasoning text; file data + media type; the bare type for step-start."""
+    if isinstance(p, TextPart):
+        return ("text", p.text if isinstance(p.text, str) else repr(p.text))
+    if isinstance(p, ToolPart):
+        return ("tool", p.tool_call_id, p.state.value)
+    if isinstance(p, StepStartPart):
+        return ("step-start",)
+    if isinstance(p, ReasoningPart):
+        return ("reasoning", p.text)
+    if isinstance(p, (FilePart, ImagePart)):
+        return ("file", repr(p.data), p.media_type)
+    return (type(p).__name__,)
+
+
 def cache_key(message: Message) -> tuple:
-    """``messagesAreEqual``'s key: part type + text; toolCallId + state for tool parts."""
-    key: list[Any] = [message.id]
-    for p in message.parts or ():
-        if isinstance(p, TextPart):
-            key.append(("text", p.text if isinstance(p.text, str) else repr(p.text)))
-        elif isinstance(p, ToolPart):
-            key.append(("tool", p.tool_call_id, p.state.value))
-        else:
-            key.append((type(p).__name__,))
-    return tuple(key)
+    """``messagesAreEqual``'s key: the id and the parts' keys."""
+    return (message.id,) + tuple(part_key(p) for p in message.parts or ())
 
 
 def _stamp(message: Message, now: int) -> Message:
@@ -184,7 +230,8 @@ def _as_system(entry: Any) -> SystemMessage:
     path): array content is flattened to one string joined by newlines, part providerOptions
     are dropped and the message's providerOptions move to experimental_providerMetadata. With
     that key (v4 path) it is stored as given. A DB-shaped system message is reduced to its
-    text. Anything else throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
+    text only when it carries a ``content.content`` string, which model messages never do: like
+anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
     if isinstance(entry, str):
         return SystemMessage(entry)
     if isinstance(entry, SystemMessage):
@@ -196,11 +243,9 @@ def _as_system(entry: Any) -> SystemMessage:
         if text is UNDEFINED:
             raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
         return SystemMessage(text, UNDEFINED, entry.provider_options, ref=entry.ref)
-    if isinstance(entry, Message) and entry.role is Role.SYSTEM:
-        text = system_text(entry.parts) if entry.parts is not None else UNDEFINED
-        if text is UNDEFINED:
-            raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-        return SystemMessage(text, ref=entry.ref)
+    # A DB-shaped system message is read through ``AIV4Adapter.systemToV4Core``, which needs
+    # the ``content.content`` string mirror; the model's messages have none (parts only), so it
+    # is refused (docs/mastra-measurements.md §j).
     raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
 
 
@@ -221,8 +266,9 @@ def _system_key(m: SystemMessage) -> Any:
 
 
 def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageList:
-    """M6 ``addSystem``: converted, deduped by content within its bucket."""
-    if entry is None:
+    """M6 ``addSystem``: converted, deduped by content within its bucket. A falsy argument
+    (null, undefined, "") adds nothing."""
+    if entry is None or entry is UNDEFINED or (isinstance(entry, str) and entry == ""):
         return lst
     msg = _as_system(entry)
     if msg.ref == 0:
@@ -282,10 +328,16 @@ def remove_by_ids(lst: MessageList, ids: Iterable[str]) -> MessageList:
 def clear_source(lst: MessageList, source: Source) -> MessageList:
     """M5 ``clear.input.db()`` / ``clear.response.db()``: every message of that set leaves the
     list, memory+input ones included."""
+    gone = [s for s in lst.slots if source in s.sources]
+    if not gone and (not lst.detached or not any(d[1] is source for d in lst.detached)):
+        return lst
+    # the cleared objects stay in their other source sets, as stale references the id-based
+    # checker still sees (docs/mastra-measurements.md §j)
+    stale = tuple((s.message.id, x) for s in gone for x in SOURCE_ORDER if x in s.sources and x is not source)
     return evolve(
         lst,
         slots=tuple(s for s in lst.slots if source not in s.sources),
-        detached=tuple(d for d in lst.detached if d[1] is not source),
+        detached=tuple(d for d in lst.detached if d[1] is not source) + stale,
     )
 
 
@@ -299,49 +351,176 @@ def drain_unsaved(lst: MessageList) -> MessageList:
 # -- M2-M4 add -----------------------------------------------------------------------------------
 
 
-def _advancing_outcomes(stored: Message, live: Message) -> Message:
-    """M3: the stored copy with the live copy's client tool outcomes that advance a stored
-    call merged onto it (args and metadata stay as stored)."""
-    outcomes = {
-        p.tool_call_id: p for p in live.parts or () if isinstance(p, ToolPart) and p.is_client_outcome
-    }
-    if not outcomes:
-        return stored
-    parts = []
-    for p in stored.parts or ():
-        o = outcomes.get(p.tool_call_id) if isinstance(p, ToolPart) else None
-        if o is not None and TOOL_RANK[o.state] > TOOL_RANK[p.state] and TOOL_RANK[p.state] < 4:
-            p = evolve(
-                p,
-                state=o.state,
-                result=o.result,
-                error_text=o.error_text,
-                approval=o.approval,
-                provider_metadata=o.provider_metadata if o.provider_metadata is not UNDEFINED else p.provider_metadata,
-                created_at=o.created_at if o.created_at is not None else p.created_at,
-            )
-        parts.append(p)
-    return evolve(stored, parts=tuple(parts))
+def _advances(stored: ToolState, incoming: ToolState) -> bool:
+    """``advancesToolInvocationState``: a non-terminal stored state moved to a higher rank."""
+    return TOOL_RANK[stored] < 4 and TOOL_RANK[incoming] > TOOL_RANK[stored]
+
+
+def _spread(*sources: Any) -> JsObject:
+    """``{...a, ...b}`` of JS values: own properties of objects; anything else adds nothing."""
+    out = JsObject()
+    for src in sources:
+        if isinstance(src, JsObject):
+            for k, v in src.props:
+                out = out.set(k, v)
+    return out
+
+
+def _present(v: Any) -> bool:
+    return v is not UNDEFINED and v is not None and v is not False and v != 0 and v != ""
+
+
+def _merged_metadata(base: Any, extra: Any) -> Any:
+    if not isinstance(base, JsObject) and not isinstance(extra, JsObject):
+        return base
+    return _spread(base, extra)
+
+
+_APPROVAL_OR_ERROR = frozenset(
+    {ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED, ToolState.OUTPUT_DENIED, ToolState.OUTPUT_ERROR}
+)
+
+
+def _push_new_part(parts: list, role: Role, incoming: list, i: int, part: Part, insert_at: int | None) -> int:
+    """``MessageMerger.pushNewPart``: the part goes in only while the target holds fewer parts
+    with its cache key than the incoming message; a text part after a trailing tool part gets
+    a ``step-start`` before it."""
+    key = part_key(part)
+    if sum(1 for q in parts if part_key(q) == key) >= sum(1 for q in incoming if part_key(q) == key):
+        return 0
+    has_step_before = i > 0 and isinstance(incoming[i - 1], StepStartPart)
+    needs = (
+        role is Role.ASSISTANT
+        and isinstance(part, TextPart)
+        and not has_step_before
+        and bool(parts)
+        and isinstance(parts[-1], ToolPart)
+    )
+    if insert_at is not None:
+        parts[insert_at:insert_at] = [STEP_START, part] if needs else [part]
+    else:
+        if needs:
+            parts.append(STEP_START)
+        parts.append(part)
+    return 2 if needs else 1
 
 
 def merge_parts(latest: Message, incoming: Message) -> Message:
-    """M4 ``MessageMerger.merge``: a tool part with a known toolCallId overwrites the matching
-    part (no rank check); every other part is appended."""
+    """M4 ``MessageMerger.merge`` (docs/mastra-measurements.md §j): an incoming tool part whose
+    toolCallId the target holds updates that part (``result``: result and args, no rank check;
+    approval/denied/error states: state, approval, errorText and args; ``call`` and
+    ``partial-call``: nothing) and anchors the other parts; every other part is inserted at its
+    anchored position (appended without anchors) by ``pushNewPart``."""
     parts = list(latest.parts or ())
-    for p in incoming.parts or ():
+    inc = list(incoming.parts or ())
+    anchors: dict[int, int] = {}
+    to_add: set[int] = set()
+    for i, p in enumerate(inc):
         if isinstance(p, ToolPart):
             at = next(
-                (i for i, q in enumerate(parts) if isinstance(q, ToolPart) and q.tool_call_id == p.tool_call_id),
+                (j for j in range(len(parts) - 1, -1, -1) if isinstance(parts[j], ToolPart) and parts[j].tool_call_id == p.tool_call_id),
                 None,
             )
-            if at is not None:
-                parts[at] = p
+            if at is None:
+                to_add.add(i)
                 continue
+            q = parts[at]
+            md = _spread(q.provider_metadata, p.provider_metadata) if _present(p.provider_metadata) else q.provider_metadata
+            if p.state is ToolState.RESULT:
+                parts[at] = evolve(q, state=ToolState.RESULT, result=p.result, args=_spread(q.args, p.args), provider_metadata=md)
+            elif p.state in _APPROVAL_OR_ERROR:
+                parts[at] = evolve(
+                    q, state=p.state, approval=p.approval, error_text=p.error_text, args=_spread(q.args, p.args), provider_metadata=md
+                )
+            anchors[i] = at
+        else:
+            to_add.add(i)
+    prev_left, drift = -1, 0
+    for i, p in enumerate(inc):
+        if i not in to_add:
+            continue
+        if not anchors:
+            _push_new_part(parts, latest.role, inc, i, p, None)
+            continue
+        left = max((k for k in anchors if k < i), default=-1)
+        right = next((k for k in anchors if k > i), -1)
+        left_latest = anchors[left] if left != -1 else 0
+        offset = i if left == -1 else i - left
+        if left != prev_left:
+            drift, prev_left = 0, left
+        insert_at = left_latest + offset + drift
+        right_latest = anchors[right] if right != -1 else len(parts)
+        key = part_key(p)
+        if 0 <= insert_at <= right_latest and not any(part_key(q) == key for q in parts[insert_at:right_latest]):
+            n = _push_new_part(parts, latest.role, inc, i, p, insert_at)
+            if n == 0:
+                continue
+            drift += n - 1
+            for k, v in list(anchors.items()):
+                if v >= insert_at:
+                    anchors[k] = v + n
+    metadata = _merged_metadata(latest.metadata, incoming.metadata) if isinstance(incoming.metadata, JsObject) else latest.metadata
+    return evolve(latest, parts=tuple(parts), metadata=metadata)
+
+
+def _client_tool_outcomes(stored: Message, live: Message) -> Message:
+    """``clientToolOutcomes``: the live copy's client tool outcomes that advance a stored call,
+    built on the stored call (args stay as stored; no stamp, no provider metadata)."""
+    calls: dict[str, ToolPart] = {}
+    for p in stored.parts or ():
+        if isinstance(p, ToolPart):
+            calls[p.tool_call_id] = p
+    out = []
+    for p in live.parts or ():
+        if not isinstance(p, ToolPart):
+            continue
+        c = calls.get(p.tool_call_id)
+        if c is None or not p.is_client_outcome or not _advances(c.state, p.state):
+            continue
+        approval = p.approval if p.approval is not UNDEFINED and p.approval is not None else c.approval
+        out.append(ToolPart(c.tool_call_id, c.tool_name, p.state, args=c.args, result=p.result, error_text=p.error_text, approval=approval))
+    return evolve(live, parts=tuple(out), metadata=UNDEFINED)
+
+
+def _without_stale_tool_states(stored: Message, live: Message) -> Message:
+    """``withoutStaleToolStates``: live tool parts that do not advance their stored call become
+    bare calls (they only anchor the merge)."""
+    states = {p.tool_call_id: p.state for p in stored.parts or () if isinstance(p, ToolPart)}
+    if not states:
+        return live
+    parts = []
+    changed = False
+    for p in live.parts or ():
+        if isinstance(p, ToolPart):
+            s = states.get(p.tool_call_id)
+            if s is not None and not _advances(s, p.state):
+                p = ToolPart(p.tool_call_id, p.tool_name, ToolState.CALL, args=p.args)
+                changed = True
         parts.append(p)
-    return evolve(latest, parts=tuple(parts))
+    return evolve(live, parts=tuple(parts)) if changed else live
+
+
+def _reconcile_text(stored: Message, live: Message) -> Message:
+    """The fold's whitespace reconciliation: a stored text part equal to a live one up to
+    surrounding whitespace takes the live text."""
+    parts = list(stored.parts or ())
+    for lp in live.parts or ():
+        if not isinstance(lp, TextPart):
+            continue
+        if not isinstance(lp.text, str):
+            raise MastraError("TypeError", "text.trim is not a function")
+        for j, sp in enumerate(parts):
+            if isinstance(sp, TextPart):
+                if not isinstance(sp.text, str):
+                    raise MastraError("TypeError", "text.trim is not a function")
+                if sp.text.strip() == lp.text.strip():
+                    parts[j] = evolve(sp, text=lp.text)
+                    break
+    return evolve(stored, parts=tuple(parts))
 
 
 def _mergeable(latest: Message, incoming: Message, source: Source) -> bool:
+    """``MessageMerger.shouldMerge``: both assistant, same thread, not from memory."""
     return (
         latest.role is Role.ASSISTANT
         and incoming.role is Role.ASSISTANT
@@ -352,7 +531,8 @@ def _mergeable(latest: Message, incoming: Message, source: Source) -> bool:
 
 def add(lst: MessageList, entries: Any, source: Source, merge: bool | None = None) -> MessageList:
     """M2 ``add``: strings become user messages, one level of nesting is flattened, each
-    element is added by ``add_one``."""
+    element is added by ``add_one``. Not atomic: when an element throws, the elements before
+    it stay added (the error's ``partial``; docs/mastra-measurements.md §j)."""
     if isinstance(entries, tuple):
         flat: list[Any] = []
         for e in entries:
@@ -360,15 +540,32 @@ def add(lst: MessageList, entries: Any, source: Source, merge: bool | None = Non
     else:
         flat = [entries]
     for e in flat:
-        lst = add_one(lst, e, source, merge)
+        try:
+            lst = add_one(lst, e, source, merge)
+        except MastraError as err:
+            err.partial = lst
+            raise
     return lst
 
 
+def _placed(lst: MessageList, slots: list, at: int, appended: bool = False) -> MessageList:
+    """The list with ``slots`` (re-sorted unless a message was appended in order) and the
+    watermark moved to ``at``, the createdAt of the message just placed on the list."""
+    wm = lst.watermark
+    if wm is None or at > wm:
+        wm = at
+    if appended and (len(slots) < 2 or slots[-2].message.created_at <= at):
+        return evolve(lst, slots=tuple(slots), watermark=wm)
+    return evolve(lst, slots=_sorted(slots), watermark=wm)
+
+
 def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
-    """M2-M4 ``addOne``, the rules of mastra-facts §1.3 in order."""
+    """M2-M4 ``addOne``, the rules of mastra-facts §1.3 in order, as measured
+    (docs/mastra-measurements.md §j)."""
     if isinstance(entry, str):
         at = lst.clock if lst.watermark is None or lst.clock > lst.watermark else lst.watermark + 1
         lst, entry = lst.fresh(Message(id=f"msg-{lst.next_ref}", role=Role.USER, parts=(TextPart(entry),), created_at=at))
+        lst = evolve(lst, watermark=at)
     if isinstance(entry, SystemMessage):
         if entry.content is UNDEFINED or entry.content is None:
             raise MastraError("INVALID_MESSAGE_CONTENT")
@@ -387,46 +584,58 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         or (entry.resource_id is not None and lst.resource_id is not None and entry.resource_id != lst.resource_id)
     ):
         raise MastraError("MESSAGE_THREAD_MISMATCH")
-    if entry.thread_id is None and lst.thread_id is not None:
-        entry = evolve(entry, thread_id=lst.thread_id, resource_id=entry.resource_id or lst.resource_id)
+    if (entry.thread_id is None and lst.thread_id is not None) or (entry.resource_id is None and lst.resource_id is not None):
+        entry = evolve(entry, thread_id=entry.thread_id or lst.thread_id, resource_id=entry.resource_id or lst.resource_id)
     if entry.ref == 0:
         lst, entry = lst.fresh(entry)
-    # A message carrying createdAt is never bumped (docs/mastra-measurements.md §c); the
-    # watermark is the largest createdAt seen and only dates strings.
+    # A message carrying createdAt is never bumped (docs/mastra-measurements.md §c).
+    restamped = False
     if source is not Source.MEMORY:
-        entry = _stamp(entry, lst.clock)
-    wm = entry.created_at if lst.watermark is None else max(lst.watermark, entry.created_at)
-    if wm != lst.watermark:
-        lst = evolve(lst, watermark=wm)
+        stamped = _stamp(entry, lst.clock)
+        if stamped is not entry:
+            entry = stamped
+            restamped = True
 
     # 4. replacement lookup
-    at = next((i for i, s in enumerate(lst.slots) if s.message.id == entry.id), None)
-    existing = lst.slots[at] if at is not None else None
     slots = list(lst.slots)
+    at = None
+    for i, s in enumerate(slots):
+        if s.message.id == entry.id:
+            at = i
+            break
+    existing = slots[at] if at is not None else None
+    if restamped and existing is not None and existing.message.ref == entry.ref:
+        # the stamps are written into the part objects: the same object on the list shows them
+        existing = slots[at] = Slot(entry, existing.sources)
+        lst = evolve(lst, slots=tuple(slots))
 
-    # 5. memory-over-live fold (M3)
-    if source is Source.MEMORY and existing is not None and Source.MEMORY not in existing.sources and existing.sources:
-        live = existing.message
-        if Source.INPUT in existing.sources:
-            folded = _advancing_outcomes(entry, live)
-            sources = frozenset({Source.MEMORY}) | existing.sources
-        else:
-            folded = evolve(entry, parts=live.parts) if live.role is Role.USER else merge_parts(entry, live)
-            sources = frozenset({Source.MEMORY}) | existing.sources
-        slots[at] = Slot(folded, sources)
-        return evolve(lst, slots=_sorted(slots))
+    # 5. memory-over-live fold (M3): whenever the same-id message is live in input, response
+    # or context, even when it is in memory too; memory is pushed first, then the live
+    # copy's source (so a response copy ends as {response}).
+    if source is Source.MEMORY and existing is not None:
+        live_src = next((x for x in (Source.INPUT, Source.RESPONSE, Source.CONTEXT) if x in existing.sources), None)
+        if live_src is not None:
+            live = existing.message
+            if live_src is Source.INPUT:
+                folded = merge_parts(entry, _client_tool_outcomes(entry, live))
+            elif entry.role is Role.USER and live.role is Role.USER:
+                folded = evolve(entry, parts=live.parts, metadata=_merged_metadata(entry.metadata, live.metadata))
+            else:
+                folded = merge_parts(_reconcile_text(entry, live), _without_stale_tool_states(entry, live))
+            slots[at] = Slot(folded, _push(_push(EMPTY, Source.MEMORY), live_src))
+            return _placed(lst, slots, folded.created_at)
 
     equal = existing is not None and cache_key(existing.message) == cache_key(entry)
-    # 6. memory dedupe
-    if source is Source.MEMORY and existing is not None and equal:
+    # 6. memory dedupe: a no-op, the watermark included
+    if source is Source.MEMORY and equal:
         return lst
 
-    # 7. merge into the latest message (M4)
-    if merge is not False and slots:
+    # 7. merge into the latest message (M4), whatever message the id names
+    if merge is not False and slots and _mergeable(slots[-1].message, entry, source):
         latest = slots[-1]
-        if _mergeable(latest.message, entry, source) and (existing is None or existing is latest):
-            slots[-1] = Slot(merge_parts(latest.message, entry), _push(latest.sources, source))
-            return evolve(lst, slots=_sorted(slots))
+        merged = entry if latest.message.ref == entry.ref else merge_parts(latest.message, entry)
+        slots[-1] = Slot(merged, _push(latest.sources, source))
+        return evolve(lst, slots=_sorted(slots))
 
     if existing is not None:
         if equal:
@@ -440,12 +649,19 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         # 8. same id, different content
         if merge is not False and _mergeable(existing.message, entry, source):
             slots[at] = Slot(merge_parts(existing.message, entry), _push(existing.sources, source))
-        else:
-            slots[at] = Slot(entry, _push(EMPTY, source))
-        return evolve(lst, slots=_sorted(slots))
+            return evolve(lst, slots=_sorted(slots))
+        slots[at] = Slot(entry, _push(EMPTY, source))
+        return _placed(lst, slots, entry.created_at)
     # 9. new id
+    at_ = entry.created_at
+    wm = lst.watermark
+    if wm is None or at_ > wm:
+        wm = at_
+    if not slots or slots[-1].message.created_at <= at_:
+        slots.append(Slot(entry, _push(EMPTY, source)))
+        return evolve(lst, slots=tuple(slots), watermark=wm)
     slots.append(Slot(entry, _push(EMPTY, source)))
-    return evolve(lst, slots=_sorted(slots))
+    return evolve(lst, slots=_sorted(slots), watermark=wm)
 
 
 def push_source(lst: MessageList, message_id: str, source: Source) -> MessageList:
@@ -473,6 +689,10 @@ def part_text(p: Part) -> str | None:
 __all__ = [
     "MastraError",
     "MessageList",
+    "STEP_START",
+    "StepStartPart",
+    "visible_parts",
+    "without_steps",
     "Slot",
     "add",
     "add_one",

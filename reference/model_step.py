@@ -4,18 +4,33 @@ from __future__ import annotations
 
 from guardspec.model.fast import evolve
 
-from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart
+from typing import Any
+
+from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 
 from . import messagelist as ml
-from .messagelist import MessageList
+from .messagelist import MessageList, StepStartPart
 from .reading import cached_output
-from guardspec.model.values import UNDEFINED
+from guardspec.model.values import UNDEFINED, JsObject, obj
 
 REPLY_ID = "reply-1"
 
 
+DENIED = "Tool call was not approved by the user"
+
+
+def _denied_as_result(p: ToolPart) -> ToolPart:
+    """An ``output-denied`` call reaches the model as a result whose output is the text of the
+    approval's reason (docs/mastra-measurements.md §j)."""
+    reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
+    text = reason if isinstance(reason, str) and reason else DENIED
+    return evolve(p, state=ToolState.RESULT, result=obj(type="text", value=text), approval=UNDEFINED)
+
+
 def _substituted(m: Message) -> Message:
+    if any(isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED for p in m.parts or ()):
+        m = evolve(m, parts=tuple(_denied_as_result(p) if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED else p for p in m.parts or ()))
     if not any(isinstance(p, ToolPart) and cached_output(p) is not UNDEFINED for p in m.parts or ()):
         return evolve(m, ref=0)
     parts = tuple(
@@ -25,10 +40,83 @@ def _substituted(m: Message) -> Message:
     return evolve(m, parts=parts, ref=0)
 
 
+_SENT_TOOL_STATES = frozenset({ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED})
+
+
+def _empty_text(p: Any) -> bool:
+    return isinstance(p, TextPart) and isinstance(p.text, str) and p.text.strip() == ""
+
+
+def _sent_parts(m: Message) -> list:
+    """``sanitizeV5UIMessages`` (prompt mode): tool calls that are not complete (``call``,
+    ``partial-call``, approval states) are not sent; empty text parts are dropped from user
+    messages, and from other messages that hold anything else."""
+    parts = m.parts or ()
+    others = any(not _empty_text(p) for p in parts)
+    out = []
+    for p in parts:
+        if _empty_text(p) and (m.role is Role.USER or others):
+            continue
+        if isinstance(p, ToolPart) and p.state not in _SENT_TOOL_STATES:
+            continue
+        out.append(p)
+    return out
+
+
+def _blocks(parts: list) -> list[list]:
+    """AI SDK ``convertToModelMessages`` on an assistant message: a new model message at every
+    step-start, and after a tool part followed by a part that is not a tool part
+    (``addStartStepPartsForAIV5``)."""
+    blocks: list[list] = [[]]
+    for i, p in enumerate(parts):
+        if isinstance(p, StepStartPart):
+            blocks.append([])
+            continue
+        if i > 0 and isinstance(parts[i - 1], ToolPart) and not isinstance(p, ToolPart):
+            blocks.append([])
+        blocks[-1].append(p)
+    return [b for b in blocks if b]
+
+
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     """M12: all system messages (M6 order), then every non-system message in list (createdAt)
-    order, a cached tool output substituted wherever one is found, on any message (M11)."""
-    return tuple(evolve(s, ref=0) for s in lst.system_all()) + tuple(_substituted(m) for m in lst.all())
+    order as Mastra's prompt conversion sends it (docs/mastra-measurements.md §j): pending
+    tool calls are not sent, a message left with nothing is not sent, an assistant message is
+    split at step boundaries, and when the first non-system message is not a user message a
+    user message "." comes first. A cached tool output is substituted wherever one is found,
+    on any message (M11)."""
+    out: list[PromptEntry] = [evolve(s, ref=0) for s in lst.system_all()]
+    msgs: list[Message] = []
+    for m in lst.all():
+        if not m.parts:
+            continue
+        parts = _sent_parts(m)
+        if not any(not isinstance(p, StepStartPart) for p in parts):
+            continue
+        if m.role is Role.ASSISTANT:
+            msgs.extend(_substituted(evolve(m, parts=tuple(b))) for b in _blocks(parts))
+        else:
+            msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart)))))
+    if msgs and msgs[0].role is not Role.USER:
+        msgs.insert(0, Message(id="", role=Role.USER, parts=(TextPart("."),), created_at=0))
+    return tuple(out) + tuple(msgs)
+
+
+def response_text(lst: MessageList) -> str:
+    """The result's ``text``: the text of the last model message of the last response
+    message (``get.response.aiV4.core()``), i.e. its text parts after its last tool invocation
+    that is not a pending call."""
+    resp = lst.view(Source.RESPONSE)
+    if not resp:
+        return ""
+    parts = resp[-1].parts or ()
+    start = 0
+    for i, p in enumerate(parts):
+        # AI SDK v4 ``convertToCoreMessages``: a text part after a tool invocation starts a new
+        # model message (step-start parts do not); pending calls are not converted
+        if isinstance(p, ToolPart) and p.state not in (ToolState.CALL, ToolState.PARTIAL_CALL):
+            start = i + 1
+    return "".join(p.text for p in parts[start:] if isinstance(p, TextPart) and isinstance(p.text, str))
 
 
 def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptEntry, ...]]:
@@ -38,3 +126,29 @@ def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptE
     sent = prompt(lst)
     msg = Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart(reply),), created_at=lst.clock)
     return ml.add_one(lst, msg, Source.RESPONSE), sent
+
+
+def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
+    """After saving: when the reply merged into the trailing assistant message, Mastra's
+    response handling stamps every part of that message (the stored copy keeps the parts as
+    they were saved; docs/mastra-measurements.md §j)."""
+    if not before.slots or lst.slot_of(REPLY_ID) is not None:
+        return lst
+    ref = before.slots[-1].message.ref
+    target = next((s.message for s in lst.slots if s.message.ref == ref), None)
+    if target is None:
+        return lst
+    return ml.replace_message(lst, ml._stamp(target, lst.clock))
+
+
+def readd_earlier_responses(before: MessageList, lst: MessageList) -> MessageList:
+    """``stream()`` only (measured, docs/mastra-measurements.md §j): after the reply, the
+    response messages that were on the list before the model step are added again as
+    ``response`` (merge on), so an earlier response message's parts merge into the reply
+    message when that is the latest assistant message."""
+    refs = [s.message.ref for s in before.slots if Source.RESPONSE in s.sources]
+    for ref in refs:
+        m = next((s.message for s in lst.slots if s.message.ref == ref), None)
+        if m is not None:
+            lst = ml.add_one(lst, m, Source.RESPONSE)
+    return lst

@@ -7,7 +7,8 @@ from typing import Any
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Agent
-from guardspec.model.messages import TOOL_RANK, Message, Role, Source, SystemMessage, ToolPart
+from guardspec.model.messages import TOOL_RANK, Message, Role, Source, SystemMessage, TextPart, ToolPart
+from guardspec.model.values import UNDEFINED
 from guardspec.model.scenario import Call
 
 from . import messagelist as ml
@@ -17,7 +18,9 @@ from .messagelist import MessageList
 def new_list(agent: Agent, call: Call) -> MessageList:
     """M7: instructions to the untagged bucket, context messages as ``context``, the caller's
     messages as ``input`` (before any history is loaded)."""
-    b = call.memory
+    # Without agent memory the call's memory option binds no thread: the list has no
+    # threadId/resourceId (docs/mastra-measurements.md §j).
+    b = call.memory if agent.memory is not None else None
     lst = MessageList(
         thread_id=b.thread if b else None,
         resource_id=b.resource if b else None,
@@ -33,41 +36,76 @@ def new_list(agent: Agent, call: Call) -> MessageList:
 
 
 def _advances(part: ToolPart, stored: Message | None) -> bool:
+    """A client tool update that advances the stored call with its toolCallId (the last
+    stored part with that id)."""
     if stored is None:
         return False
-    for p in stored.parts or ():
-        if isinstance(p, ToolPart) and p.tool_call_id == part.tool_call_id:
-            return TOOL_RANK[p.state] < 4 and TOOL_RANK[part.state] > TOOL_RANK[p.state]
-    return False
+    states = {p.tool_call_id: p.state for p in stored.parts or () if isinstance(p, ToolPart)}
+    s = states.get(part.tool_call_id)
+    return s is not None and TOOL_RANK[s] < 4 and TOOL_RANK[part.state] > TOOL_RANK[s]
 
 
-def input_filter(lst: MessageList, stored: tuple[Message, ...]) -> MessageList:
-    """M7 MemoryInputFilter (mastra-facts §1.4): for a thread with stored rows, trim the
-    caller input to what memory lacks: the user messages after the last assistant message, and
-    of that assistant message only the client tool outcomes that advance a stored pending call
-    (an assistant message unknown to storage is kept whole). The rewrite clears the input and
-    re-adds what is kept with merge off."""
-    if not stored:
-        return lst
+def _strip_provider_metadata(m: Message) -> Message:
+    """``stripAssistantProviderMetadata``: an assistant message's parts lose providerMetadata /
+    providerOptions, client tool updates excepted (a new object)."""
+    if m.role is not Role.ASSISTANT:
+        return m
+    parts = []
+    for p in m.parts or ():
+        if isinstance(p, ToolPart):
+            if not p.is_client_outcome:
+                p = evolve(p, provider_metadata=UNDEFINED)
+        elif isinstance(p, TextPart):
+            p = evolve(p, provider_options=UNDEFINED)
+        parts.append(p)
+    return evolve(m, parts=tuple(parts), ref=0)
+
+
+def input_filter(lst: MessageList, stored: tuple[Message, ...], persisted_ids: frozenset[str] | None = None) -> MessageList:
+    """M7 MemoryInputFilter (mastra-facts §1.4, as measured: docs/mastra-measurements.md §j).
+
+    Input ending with user messages: keep the user messages after the last assistant message;
+    that boundary assistant message comes back (its id, only its client tool updates) only when
+    they advance a pending call stored under its id, otherwise it is dropped. Input ending with
+    an assistant message: keep only its trailing client tool updates (as a copy with that id);
+    none, and the id is stored (``persisted_ids``, any thread) → nothing is kept; none, and the
+    id is not stored → the input is left as it is. Unchanged input is left as it is. A thread
+    with no stored rows keeps all its input, stripped of assistant provider metadata. The
+    rewrite clears the input and re-adds what is kept with merge off."""
     inputs = lst.view(Source.INPUT)
-    by_id = {m.id: m for m in stored}
-    last_assistant = max((i for i, m in enumerate(inputs) if m.role is Role.ASSISTANT), default=None)
-    kept: list[Message] = []
-    if last_assistant is None:
-        kept = [m for m in inputs if m.role is Role.USER]
-    else:
-        a = inputs[last_assistant]
-        if a.id not in by_id:
-            kept.append(a)
-        else:
-            outcomes = tuple(
-                p for p in a.parts or () if isinstance(p, ToolPart) and p.is_client_outcome and _advances(p, by_id[a.id])
-            )
-            if outcomes:
-                kept.append(evolve(a, parts=outcomes))
-        kept.extend(m for m in inputs[last_assistant + 1 :] if m.role is Role.USER)
-    if [m.ref for m in kept] == [m.ref for m in inputs]:
+    if not inputs:
         return lst
+    by_id = {m.id: m for m in stored}
+    last = inputs[-1]
+    boundary: Message | None = None
+    if last.role is Role.USER:
+        last_assistant = max((i for i, m in enumerate(inputs) if m.role is Role.ASSISTANT), default=-1)
+        kept: list[Message] = list(inputs[last_assistant + 1 :])
+        boundary = inputs[last_assistant] if last_assistant >= 0 else None
+    elif last.role is Role.ASSISTANT:
+        trailing: list[ToolPart] = []
+        for p in reversed(last.parts or ()):
+            if not (isinstance(p, ToolPart) and p.is_client_outcome):
+                break
+            trailing.insert(0, p)
+        kept = [evolve(last, parts=tuple(trailing), ref=0)] if trailing else []
+    else:
+        return lst
+    if len(kept) == len(inputs) and all(a.ref == b.ref for a, b in zip(kept, inputs)):
+        return lst
+    if not stored:
+        seeded = [_strip_provider_metadata(m) for m in inputs]
+        lst = ml.clear_source(lst, Source.INPUT)
+        return ml.add(lst, tuple(seeded), Source.INPUT, merge=False)
+    if not kept:
+        known = persisted_ids if persisted_ids is not None else frozenset(by_id)
+        if last.id not in known:
+            return lst
+    if boundary is not None:
+        updates = tuple(p for p in boundary.parts or () if isinstance(p, ToolPart) and p.is_client_outcome)
+        advancing = tuple(p for p in updates if _advances(p, by_id.get(boundary.id)))
+        if advancing:
+            kept.insert(0, evolve(boundary, parts=advancing, ref=0))
     lst = ml.clear_source(lst, Source.INPUT)
     return ml.add(lst, tuple(kept), Source.INPUT, merge=False)
 
@@ -86,6 +124,11 @@ def received_first(agent: Agent, lst: MessageList) -> tuple[tuple[Message, ...],
     the list when memory processors ran before it (they return the list), else the input."""
     msgs = lst.all() if agent.memory is not None else lst.view(Source.INPUT)
     return msgs, lst.untagged
+
+
+def persisted_ids(threads: Any) -> frozenset[str]:
+    """Ids of every stored message, any thread (``storage.listMessagesById``)."""
+    return frozenset(m.id for t in getattr(threads, "threads", ()) for m in t.messages)
 
 
 def stored_messages(threads: Any, thread_id: str | None) -> tuple[Message, ...]:

@@ -15,12 +15,14 @@ from typing import Any, Union
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
-from guardspec.model.messages import Message, Role, Source, SystemMessage
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import MISSING
+from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
 from .invocation import (
     Aborts,
+    LiveSystem,
     RetArray,
     RetObject,
     RetOtherList,
@@ -58,32 +60,73 @@ class RawChain:
     stop: Stop
 
 
+def _entry_id(e: Any) -> Any:
+    """``message.id`` of a returned entry: null/undefined throw a TypeError."""
+    if e is None or e is UNDEFINED:
+        raise MastraError("TypeError", "Cannot read properties of null (reading 'id')")
+    return e.id if isinstance(e, Message) else UNDEFINED
+
+
+def _js_text(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if v is UNDEFINED or v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _runner_system_text(e: Any) -> str:
+    """``message.content.content ?? message.content.parts?.map(text or '').join("\n") ?? ''``
+    (docs/mastra-measurements.md §i, §j): an AI SDK system message (string or array content)
+    has neither, so it gives ""; a DB-shaped one gives its text parts joined by newlines; no
+    content at all throws."""
+    if isinstance(e, Message):
+        if e.parts is None:
+            raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
+        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(e.parts))
+    content = e.content
+    if content is UNDEFINED or content is None:
+        raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
+    return ""
+
+
 def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], check: dict[str, Source]) -> MessageList:
     """M8 ``applyMessagesToMessageList``: received ids missing from the result are removed;
-    each returned object not already on the list is removed by id and re-added (system role
-    → ``addSystem`` of its text; otherwise ``add`` under the source the checker names, else
-    ``input``, merge off)."""
-    returned_ids = {e.id for e in result if isinstance(e, Message)}
-    lst = ml.remove_by_ids(lst, [m.id for m in received if m.id not in returned_ids])
-    for e in result:
-        if isinstance(e, Message):
-            if lst.holds_object(e):
+    each returned object the list did not hold under its id (a snapshot taken after the
+    removals) is removed by id and re-added (system role → ``addSystem`` of its text, which
+    adds nothing for "", docs/mastra-measurements.md §j; otherwise ``add`` under the source the
+    checker names, else ``input``, merge off). Not atomic: a throw keeps what was done before
+    it (the error's ``partial``)."""
+    deleted = []
+    for m in received:
+        found = False
+        for e in result:
+            if _entry_id(e) == m.id:
+                found = True
+                break
+        if not found:
+            deleted.append(m.id)
+    if deleted:
+        lst = ml.remove_by_ids(lst, deleted)
+    current = {s.message.id: s.message.ref for s in lst.slots}
+    try:
+        for e in result:
+            eid = _entry_id(e)
+            if isinstance(e, Message) and current.get(eid) == e.ref:
                 continue
-            lst = ml.remove_by_ids(lst, [e.id])
-            if e.role is Role.SYSTEM:
-                text = ml.system_text(e.parts) if e.parts is not None else None
-                if not isinstance(text, str):
-                    raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-                lst = ml.add_system(lst, SystemMessage(text, ref=e.ref))
-            else:
+            if isinstance(eid, str):
+                lst = ml.remove_by_ids(lst, [eid])
+            if isinstance(e, SystemMessage) or (isinstance(e, Message) and e.role is Role.SYSTEM):
+                lst = ml.add_system(lst, _runner_system_text(e))
+            elif isinstance(e, Message):
                 lst = ml.add_one(lst, e, check.get(e.id, Source.INPUT), merge=False)
-        elif isinstance(e, SystemMessage):
-            text = ml.system_text(e.content)
-            if not isinstance(text, str):
-                raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-            lst = ml.add_system(lst, SystemMessage(text, e.provider_options, e.experimental_provider_metadata, ref=e.ref))
-        else:
-            raise MastraError("TypeError", "cannot read properties of a returned entry")
+            else:
+                raise MastraError("INVALID_MESSAGE_CONTENT", "not a message")
+    except MastraError as err:
+        err.partial = err.partial or lst
+        raise
     return lst
 
 
@@ -102,26 +145,33 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
             raise MastraError("TypeError", "messages is not iterable")
         lst = apply_messages(lst, value.messages, received, check)
         sysm = value.system_messages
+        if isinstance(sysm, LiveSystem):
+            # the list's own untagged array, additions included: replacing the bucket by it
+            # changes nothing
+            sysm = lst.untagged
         if not isinstance(sysm, tuple):
-            raise MastraError("TypeError", "systemMessages is not iterable")
+            err = MastraError("TypeError", "systemMessages is not iterable")
+            err.partial = lst
+            raise err
         return ml.replace_all_system(lst, sysm)
     assert isinstance(value, RetPrimitive)
     return lst
 
 
-def _next_received(value: Any, lst: MessageList, received: tuple[Message, ...], system: tuple[SystemMessage, ...]) -> tuple[tuple[Message, ...], tuple[SystemMessage, ...]]:
-    """M7: a later step receives the list's messages when its predecessor returned the list,
-    the predecessor's array when it returned one, otherwise what its predecessor received."""
+def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Message, ...], tuple[SystemMessage, ...], bool, bool]:
+    """M7 (``createStepFromProcessor``): a later step receives ``get.all.db()`` and
+    ``getSystemMessages()`` (the list's live arrays) when its predecessor returned the list;
+    the returned array and the predecessor's ``systemMessages`` when it returned an array; the
+    returned ``messages`` and the (new, live) untagged array after an object; otherwise the
+    predecessor's own arrays."""
     if isinstance(value, RetSameList):
-        return lst.all(), lst.untagged
+        return lst.all(), lst.untagged, True, True
     if isinstance(value, RetArray):
-        return tuple(e for e in value.items if isinstance(e, Message)), system
-    if isinstance(value, RetObject) and isinstance(value.messages, tuple) and isinstance(value.system_messages, tuple):
-        return (
-            tuple(e for e in value.messages if isinstance(e, Message)),
-            tuple(e for e in value.system_messages if isinstance(e, SystemMessage)),
-        )
-    return received, system
+        return tuple(e for e in value.items if isinstance(e, Message)), inv.received_system, False, inv.system_live
+    if isinstance(value, RetObject) and value.messages is not MISSING and value.system_messages is not MISSING:
+        msgs = value.messages if isinstance(value.messages, tuple) else ()
+        return tuple(e for e in msgs if isinstance(e, Message)), lst.untagged, False, True
+    return tuple(inv.received), inv.received_system, inv.messages_live, inv.system_live
 
 
 def raw_policy_text(lst: MessageList) -> str:
@@ -149,9 +199,17 @@ def run_raw_chain(
     denial = rbac_denial(agent, actor)
     if denial is not None:
         return RawChain(lst, Tripwire(denial, "breakwater-rbac"))
+    # With memory the memory processors return the list, so the first application processor
+    # gets the list's own messages array; without memory it gets ``get.input.db()`` (a copy).
+    # The untagged system array is always the list's own (docs/mastra-measurements.md §j).
+    messages_live, system_live = agent.memory is not None, True
     for proc in agent.processors:
+        if messages_live:
+            received = lst.all()
+        if system_live:
+            system = lst.untagged
         check = ml.checker(lst)
-        inv = invoke(proc, lst, received, system)
+        inv = invoke(proc, lst, received, system, messages_live, system_live)
         lst = inv.list
         end = inv.ending
         if isinstance(end, Aborts):
@@ -164,8 +222,8 @@ def run_raw_chain(
         try:
             lst = apply_raw(lst, end.value, received, check)
         except MastraError as e:
-            return RawChain(lst, Failure(str(e)))
-        received, system = _next_received(end.value, lst, received, system)
+            return RawChain(e.partial if e.partial is not None else lst, Failure(str(e)))
+        received, system, messages_live, system_live = _next_received(end.value, lst, inv)
     if agent.policies:
         verdict = evaluate(agent.policies, raw_policy_text(lst))
         if isinstance(verdict, PolicyDenied):

@@ -29,8 +29,8 @@ from . import finish, preparation
 from .guard.chain import event, guarded_chain
 from .guard.construction import caller_input_error, construction_error
 from .mapping import map_client_outputs
-from .messagelist import MastraError, MessageList, drain_unsaved
-from .model_step import model_step
+from .messagelist import MastraError, MessageList, drain_unsaved, without_steps
+from .model_step import model_step, readd_earlier_responses, response_text, stamp_merged_reply
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace
@@ -48,7 +48,8 @@ def list_view(lst: MessageList) -> ListView:
     """§O ``list``: the final message list by source, and the system buckets."""
     return ListView(
         messages=tuple(
-            ListMessage(evolve(s.message, ref=0), tuple(x for x in SOURCE_ORDER if x in s.sources)) for s in lst.slots
+            ListMessage(evolve(without_steps(s.message), ref=0), tuple(x for x in SOURCE_ORDER if x in s.sources))
+            for s in lst.slots
         ),
         untagged=tuple(evolve(m, ref=0) for m in lst.untagged),
         tagged=tuple((t, tuple(evolve(m, ref=0) for m in b)) for t, b in lst.tagged),
@@ -97,15 +98,24 @@ def _prepare(scenario: Scenario, threads: ThreadStore) -> tuple[MessageList, Thr
 
 def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None):
     """M12 then M13: the model step, saving, the title (raw only) and the result."""
+    before = lst
     lst, sent = model_step(lst, scenario.call.reply)
     if trace:
         trace.stage("model step", lst)
+    # with memory its output processor (MessageHistory) runs and the text is read back from
+    # the response messages; without output processors it is the model's own text (measured,
+    # docs/mastra-measurements.md §j)
+    text = response_text(lst) if scenario.agent.memory is not None else scenario.call.reply
     bound = _bound(scenario)
     if bound:
         threads = finish.save(threads, *bound, lst)
         if titles and scenario.agent.memory.generate_title:
             threads = finish.entitle(threads, *bound, lst)
-    return lst, sent, threads
+    # after saving and the result text (measured, docs/mastra-measurements.md §j)
+    lst = stamp_merged_reply(before, lst)
+    if scenario.call.loop is Loop.STREAM:
+        lst = readd_earlier_responses(before, lst)
+    return lst, sent, threads, text
 
 
 def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
@@ -122,7 +132,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
     if trace:
         trace.stage("preparation", lst)
     if agent.memory is not None and bound:
-        lst = preparation.input_filter(lst, stored)
+        lst = preparation.input_filter(lst, stored, preparation.persisted_ids(threads))
         lst = preparation.load_history(lst, stored)
         if trace:
             trace.stage("memory processors", lst)
@@ -152,7 +162,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         return _observe(scenario, threads, outcome=Failed(err), list=list_view(lst))
     # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
     lst = map_client_outputs(agent, lst, strict=False)
-    lst, sent, threads = _answer(scenario, lst, threads, True, trace)
+    lst, sent, threads, text = _answer(scenario, lst, threads, True, trace)
     if durable:
         lst = drain_unsaved(lst)
         return _observe(scenario, threads, outcome=Answered(), prompts=(sent,), list=list_view(lst))
@@ -161,7 +171,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         threads,
         outcome=Answered(),
         prompts=(sent,),
-        result=finish.result(lst, call.reply, "stop"),
+        result=finish.result(lst, text, "stop"),
         list=list_view(lst),
     )
 
@@ -236,7 +246,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
             read=chain.read,
         )
-    lst, sent, threads = _answer(scenario, lst, threads, False, trace)
+    lst, sent, threads, text = _answer(scenario, lst, threads, False, trace)
     if durable:
         lst = drain_unsaved(lst)
         return _observe(
@@ -248,7 +258,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
         outcome=Answered(),
         audit=chain.audit,
         prompts=(sent,),
-        result=finish.result(lst, call.reply, "stop"),
+        result=finish.result(lst, text, "stop"),
         list=list_view(lst),
         read=chain.read,
     )

@@ -34,11 +34,20 @@ def test_m2_message_with_empty_parts_is_accepted():
 
 
 def test_m2_system_role_message_goes_to_the_untagged_bucket():
-    sysmsg = Message("s", Role.SYSTEM, parts=(TextPart("be brief"),))
-    lst = ml.add(MessageList(), sysmsg, I)
+    lst = ml.add(MessageList(), SystemMessage("be brief"), I)
     assert lst.all() == ()
     assert [s.content for s in lst.untagged] == ["be brief"]
     assert lst.tagged == ()
+
+
+def test_m2_db_shaped_system_message_without_content_string_is_refused():
+    # Measured on real Mastra (docs/mastra-measurements.md §j): a DB-shaped system message
+    # goes through AIV4Adapter.systemToV4Core, which needs the content.content string; with
+    # parts only it throws INVALID_SYSTEM_MESSAGE_FORMAT (the model's messages have no string).
+    sysmsg = Message("s", Role.SYSTEM, parts=(TextPart("be brief"),))
+    with pytest.raises(ml.MastraError) as e:
+        ml.add(MessageList(), sysmsg, I)
+    assert e.value.code == "INVALID_SYSTEM_MESSAGE_FORMAT"
 
 
 @pytest.mark.parametrize("entry", [Message("s", Role.SYSTEM, parts=(TextPart("x"),)), SystemMessage("x")])
@@ -84,3 +93,15 @@ def test_m2_same_id_different_content_replaces_wholesale_and_leaves_every_source
     assert lst.slot_of("u1").message.text() == "edited"
     assert ml.sources_by_id(lst)["u1"] == {I}
     assert lst.view(M) == ()
+
+
+def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark():
+    # measured on real Mastra (docs/mastra-measurements.md §j, items 1 and 4)
+    lst = MessageList(thread_id="t1", resource_id="r1", clock=1000)
+    with pytest.raises(MastraError) as e:
+        ml.add(lst, (user("m1", "one", 1000), user("x1", "elsewhere", 2000, thread_id="t2")), I)
+    assert e.value.partial is not None and e.value.partial.ids() == ("m1",)
+    lst = ml.add(lst, user("m1", "one", 1000), M)
+    lst = ml.add(lst, user("m1", "one", 2000), M)
+    lst = ml.add(lst, "a string", I)
+    assert [m.created_at for m in lst.all()] == [1000, 1001]

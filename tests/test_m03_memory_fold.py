@@ -70,3 +70,21 @@ def test_m3_user_message_input_then_memory_keeps_the_stored_text():
     lst = _fold(user("u1", "edited", 1000), [user("u1", "where am I?", 1000)])
     assert lst.slot_of("u1").message.text() == "where am I?"
     assert ml.sources_by_id(lst)["u1"] == {M, I}
+
+
+# -- measured on real Mastra (docs/mastra-measurements.md §j, items 3 and 6) ----------------------
+
+
+def test_m3_fold_applies_when_already_in_memory_and_a_response_copy_ends_response_only():
+    from guardspec.model.messages import Source, assistant
+    from guardspec.reference import messagelist as ml
+    from guardspec.reference.messagelist import MessageList
+
+    lst = MessageList(thread_id="t1", resource_id="r1")
+    lst = ml.add(lst, assistant("a1", "one", created_at=2000), Source.MEMORY)
+    lst = ml.add(lst, assistant("a1", "one", "two", created_at=2000), Source.RESPONSE)
+    assert lst.slot_of("a1").sources == frozenset({Source.RESPONSE})  # memory then response: merge path
+    lst = ml.add(lst, assistant("a1", "one", created_at=2000), Source.MEMORY)
+    s = lst.slot_of("a1")
+    assert s.sources == frozenset({Source.RESPONSE})
+    assert [p.text for p in s.message.parts] == ["one", "two"]

@@ -65,3 +65,35 @@ def test_m4_tool_result_overwrites_the_matching_part():
     lst = ml.add(lst, assistant("a9", tool("tc1", "result", result="Paris"), created_at=3000), I)
     (p,) = tool_parts(lst.slot_of("a1").message)
     assert p.state.value == "result" and p.result == "Paris"
+
+
+# -- measured on real Mastra (docs/mastra-measurements.md §j, item 2) ---------------------------
+
+
+def _kinds(m):
+    return [type(p).__name__ for p in m.parts]
+
+
+def test_m4_text_after_a_trailing_tool_part_gets_a_step_start():
+    lst = ml.add(_base(), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000), I)
+    lst = ml.add(lst, assistant("a2", "more", "more", created_at=3000), R)
+    a1 = lst.slot_of("a1").message
+    assert _kinds(a1) == ["TextPart", "ToolPart", "StepStartPart", "TextPart", "TextPart"]
+    assert ml.visible_parts(a1.parts)[2].text == "more"
+
+
+def test_m4_equal_text_is_not_duplicated_and_a_call_does_not_overwrite_a_result():
+    lst = ml.add(_base(), assistant("a1", "let me check", tool("tc1", "result", {"c": 1}), created_at=2000), I)
+    lst = ml.add(lst, assistant("a1", "let me check", tool("tc1", "call"), created_at=2000), I)
+    a1 = lst.slot_of("a1").message
+    assert [p.text for p in a1.parts if hasattr(p, "text")] == ["let me check"]
+    assert tool_parts(a1)[0].state.value == "result"
+
+
+def test_m4_merge_target_is_the_latest_assistant_whatever_the_id():
+    lst = ml.add(_base(), assistant("a0", "zero", created_at=1500), R, merge=False)
+    lst = ml.add(lst, assistant("a1", "one", created_at=2000), R, merge=False)
+    lst = ml.add(lst, assistant("a0", "other", created_at=2500), R)
+    assert lst.ids() == ("u1", "a0", "a1")
+    assert [p.text for p in lst.slot_of("a1").message.parts] == ["one", "other"]
+    assert [p.text for p in lst.slot_of("a0").message.parts] == ["zero"]

@@ -60,3 +60,17 @@ def test_m5_removal_leaves_system_messages():
     lst = ml.add_system(_list(), "instructions")
     lst = ml.clear_source(ml.remove_by_ids(lst, ["u1"]), I)
     assert [s.content for s in lst.untagged] == ["instructions"]
+
+
+def test_m5_clear_input_leaves_a_stale_memory_reference_the_checker_sees():
+    # measured on real Mastra (docs/mastra-measurements.md §j, item 5)
+    from guardspec.model.messages import Source, assistant
+    from guardspec.reference import messagelist as ml
+    from guardspec.reference.messagelist import MessageList
+
+    lst = MessageList(thread_id="t1", resource_id="r1")
+    lst = ml.add(lst, assistant("a1", "x", created_at=2000), Source.MEMORY)
+    lst = ml.add(lst, assistant("a1", "x", "y", created_at=2000), Source.INPUT)
+    lst = ml.clear_source(lst, Source.INPUT)
+    assert lst.all() == ()
+    assert ("a1", Source.MEMORY) in lst.detached

@@ -262,10 +262,12 @@ def run_ops_model(ops: list[dict]) -> dict:
                 value = list(lst.ids()) if op["name"] == "all" else [m.id for m in lst.view({"remembered": Source.MEMORY, "input": Source.INPUT, "response": Source.RESPONSE}[op["name"]])]
             results.append({"ok": True, "value": value})
         except ml.MastraError as e:
+            if e.partial is not None:  # add is not atomic: earlier elements stay added
+                lst = e.partial
             results.append({"ok": False, "error": e.code})
     messages = []
     for s in lst.slots:
-        d = message_to_db(s.message)
+        d = _db_with_step_starts(s.message)
         messages.append(
             {
                 "id": d["id"],
@@ -283,6 +285,28 @@ def run_ops_model(ops: list[dict]) -> dict:
         "tagged": [[t, [_system_state(m) for m in b]] for t, b in lst.tagged],
     }
     return {"results": results, "state": {"messages": messages, "sources": sources, "detached": detached, "system": system}}
+
+
+def _db_with_step_starts(m: Message) -> dict:
+    """``message_to_db`` that also reports the substrate's step-start parts as Mastra's
+    ``{"type": "step-start"}`` (reference/messagelist.py ``StepStartPart``)."""
+    from guardspec.reference.messagelist import StepStartPart, without_steps
+
+    d = message_to_db(without_steps(m))
+    if m.parts is None or len(m.parts) == len(without_steps(m).parts):
+        return d
+    visible = iter(d["content"]["parts"])
+    parts = []
+    for p in m.parts:
+        if isinstance(p, StepStartPart):
+            q: dict[str, Any] = {"type": "step-start"}
+            if p.created_at is not None:
+                q["createdAt"] = p.created_at
+            parts.append(q)
+        else:
+            parts.append(next(visible))
+    d["content"]["parts"] = parts
+    return d
 
 
 def _system_state(m: SystemMessage) -> dict:
@@ -322,10 +346,12 @@ def _normalise_ops(side: dict, inputs: Any) -> dict:
     for key in ("sources", "detached"):
         for src in list(side["state"][key]):
             side["state"][key][src] = [ids(i) for i in side["state"][key][src]]
-    for r in side["results"]:
+    for op, r in zip(inputs if isinstance(inputs, list) else [], side["results"]):
         v = r.get("value")
         if isinstance(v, list):
             r["value"] = [ids(i) for i in v]
+            if op.get("op") == "clearInput":  # set order: compared as sorted, after renaming
+                r["value"] = sorted(r["value"])
     return side
 
 
