@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 from attrs import evolve
 
 from guardspec.model.agent import Agent, ThreadStore
-from guardspec.model.messages import Message, Role, Source, SystemMessage, ToolPart, ToolState
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, Failed, Observation, Refused
 from guardspec.model.processors import (
     Abort,
@@ -35,7 +35,7 @@ from guardspec.model.processors import (
     ThrowTripWire,
 )
 from guardspec.model.scenario import Loop, Scenario
-from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.model.values import UNDEFINED, BigInt, JsObject, obj, to_json_text
 from guardspec.reference.reading import NotClassified, cached_output, part_texts, system_texts
 
 PROCESSOR_FAILED = "input processor failed"
@@ -92,14 +92,26 @@ def _substituted(p: Any) -> Any:
     return p
 
 
+def as_sent(p: Any) -> Any:
+    """M12: how Mastra's prompt conversion sends a part: an ``output-denied`` call as a result
+    holding ``{type: 'text', value: <the approval's reason or Mastra's fixed text>}``, and a
+    cached output in place of the result (M11)."""
+    if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED:
+        reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
+        text = reason if isinstance(reason, str) and reason else DENIAL_TEXT
+        return evolve(p, state=ToolState.RESULT, result=obj(type="text", value=text), approval=UNDEFINED)
+    return _substituted(p)
+
+
 def known_parts(scenario: Scenario) -> set[tuple]:
-    """Parts stored before the call, keyed (message id, role, part), with and without the
-    cached-output substitution the prompt makes."""
+    """Parts stored before the call, keyed (message id, role, part), as stored and as the
+    prompt sends them (``as_sent``)."""
     out = set()
     for m in stored_before(scenario):
         for p in m.parts or ():
             out.add((m.id, m.role, p))
             out.add((m.id, m.role, _substituted(p)))
+            out.add((m.id, m.role, as_sent(p)))
     return out
 
 
@@ -223,6 +235,24 @@ def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> li
 # -- I4 ------------------------------------------------------------------------------------------
 
 
+# What Mastra's prompt conversion sends for an ``output-denied`` call with no reason (M12).
+DENIAL_TEXT = "Tool call was not approved by the user"
+
+
+def _denial_as_result(read: str | None, p: Any) -> bool:
+    """M12: Mastra sends an ``output-denied`` call as a result holding ``{type: 'text', value:
+    <the approval's reason>}``; the reason was read (as the JSON text of the approval reason,
+    G12), or it is Mastra's own fixed text."""
+    if not (isinstance(p, ToolPart) and p.state is ToolState.RESULT and isinstance(p.result, JsObject)):
+        return False
+    if p.result.get("type") != "text" or set(p.result.keys()) != {"type", "value"}:
+        return False
+    v = p.result.get("value")
+    if not isinstance(v, str):
+        return False
+    return v == DENIAL_TEXT or _read_has(read, [to_json_text(v)])
+
+
 def _unread_part(read: str | None, p: Any) -> str | None:
     """Why a part does not count as read, or None when it does."""
     try:
@@ -230,7 +260,23 @@ def _unread_part(read: str | None, p: Any) -> str | None:
     except NotClassified as e:
         return f"unclassifiable ({e})"
     missing = [t for t in texts if not _read_has(read, [t])]
+    if missing and _denial_as_result(read, p):
+        rest = _texts(evolve(p, result=UNDEFINED))
+        missing = [t for t in rest if not _read_has(read, [t])]
     return f"texts {missing!r} not in the policies' read" if missing else None
+
+
+def is_mastra_filler(e: Any) -> bool:
+    """M12: the user message ``"."`` Mastra's prompt conversion puts first when the first
+    non-system message is not a user message; nobody wrote it, so nothing is there to read."""
+    return (
+        isinstance(e, Message)
+        and e.id == ""
+        and e.role is Role.USER
+        and len(e.parts or ()) == 1
+        and isinstance(e.parts[0], TextPart)
+        and e.parts[0].text == "."
+    )
 
 
 def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read: str | None) -> list[str]:
@@ -248,6 +294,8 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                 why = _unread_part(read, e)
                 if why:
                     out.append(f"I4: prompt[{step}] system message {e.content!r}: {why}")
+                continue
+            if is_mastra_filler(e):
                 continue
             for i, p in enumerate(e.parts or ()):
                 if (e.id, e.role, p) in known:
@@ -449,11 +497,20 @@ def carrier_ids(stages: Sequence[tuple[str, Any]]) -> set[str]:
     return {lm.message.id for lm in view.messages if Source.MEMORY in lm.sources and Source.INPUT in lm.sources}
 
 
-def _message_in(prompt: Sequence[Any], mid: str) -> Message | None:
+def _sent_tool_parts(prompt: Sequence[Any], mid: str) -> dict[str, ToolPart]:
+    """The tool parts the prompt sends for message ``mid``, by toolCallId (M12 may split one
+    message into several prompt entries under its id)."""
+    out: dict[str, ToolPart] = {}
     for e in prompt:
         if isinstance(e, Message) and e.id == mid:
-            return e
-    return None
+            for p in e.parts or ():
+                if isinstance(p, ToolPart):
+                    out[p.tool_call_id] = p
+    return out
+
+
+# M12: the tool states Mastra sends to the model (pending calls and approvals are not sent).
+SENT_STATES = (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED)
 
 
 def returned_memory_input_stays_both(
@@ -480,10 +537,12 @@ def returned_memory_input_stays_both(
         if not isinstance(obs.outcome, Answered):
             continue
         outcome_parts = [p for p in lm.message.parts or () if isinstance(p, ToolPart) and p.is_client_outcome]
-        sent = _message_in(obs.prompts[0], cid) if obs.prompts else None
+        sent = _sent_tool_parts(obs.prompts[0], cid) if obs.prompts else {}
         for p in outcome_parts:
+            if p.state not in SENT_STATES:
+                continue  # M12: an approval answer is not sent to the model
             tool = scenario.agent.client_tool(p.tool_name)
-            sp = next((q for q in (sent.parts if sent else ()) if isinstance(q, ToolPart) and q.tool_call_id == p.tool_call_id), None)
+            sp = sent.get(p.tool_call_id)
             if sp is None:
                 out.append(f"I8: outcome {p.tool_call_id!r} of {cid!r} not sent")
                 continue
@@ -515,8 +574,8 @@ def returned_memory_input_stays_both(
 
 def moved_outcome_not_remapped(scenario: Scenario, obs: Observation, stages: Sequence[tuple[str, Any]]) -> list[str]:
     """I10 (S6, G11): a remembered caller outcome a processor moved out of the input gets no new
-    mapping: it is sent as it stood after the last processor, its cached output (if any)
-    substituted."""
+    mapping: its result is sent as it stood after the last processor, its cached output (if
+    any) substituted."""
     if not obs.prompts or len(stages) < 2:
         return []
     out = []
@@ -525,12 +584,13 @@ def moved_outcome_not_remapped(scenario: Scenario, obs: Observation, stages: Seq
         lm = next((x for x in last.messages if x.message.id == cid), None)
         if lm is None or Source.INPUT in lm.sources:
             continue
-        sent = _message_in(obs.prompts[0], cid)
-        if sent is None:
-            continue
-        want = tuple(_substituted(p) for p in lm.message.parts or ())
-        if sent.parts != want:
-            out.append(f"I10: moved outcome message {cid!r} sent as {sent.parts!r}, expected {want!r}")
+        sent = _sent_tool_parts(obs.prompts[0], cid)
+        for p in lm.message.parts or ():
+            if not (isinstance(p, ToolPart) and p.state is ToolState.RESULT and p.tool_call_id in sent):
+                continue
+            want = _substituted(p).result
+            if sent[p.tool_call_id].result != want:
+                out.append(f"I10: moved outcome {p.tool_call_id!r} of {cid!r} sent as {sent[p.tool_call_id].result!r}, expected {want!r}")
     return out
 
 

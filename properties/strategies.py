@@ -335,15 +335,15 @@ def outcome_for(draw, pending: ToolPart, swarm: Swarm = DEFAULT) -> ToolPart:
 
 
 def folded(stored_a0: Message, outcome: ToolPart) -> Message:
-    """M3: the stored message with the caller's advancing outcome merged (args and metadata as
-    stored; the outcome's M2 stamp). What a processor must re-add to move it unchanged."""
-    parts = tuple(
-        evolve(p, state=outcome.state, result=outcome.result, error_text=outcome.error_text, approval=outcome.approval, created_at=NOW)
-        if isinstance(p, ToolPart) and p.tool_call_id == outcome.tool_call_id
-        else p
-        for p in stored_a0.parts or ()
-    )
-    return evolve(stored_a0, parts=parts)
+    """M3: the stored message with the caller's advancing outcome folded onto it, as the
+    substrate folds it (the caller's copy added as input, then the stored copy as memory).
+    What a processor must re-add to move it unchanged."""
+    from guardspec.reference import messagelist as ml
+
+    lst = ml.MessageList(thread_id=stored_a0.thread_id, resource_id=stored_a0.resource_id, clock=NOW)
+    lst = ml.add(lst, Message("a0", Role.ASSISTANT, (outcome,), created_at=2), Source.INPUT)
+    lst = ml.add_one(lst, stored_a0, Source.MEMORY)
+    return evolve(lst.slot_of("a0").message, ref=0)
 
 
 @st.composite

@@ -44,15 +44,17 @@ def _mutants() -> list[str]:
     return list(MUTANTS)
 
 
-@pytest.mark.parametrize("name", _mutants())
+def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
+    """A mutant the encoding cannot express is named in OUT_OF_SCOPE with its reason, and
+    nothing else is left out: the two that bend failures of a mapping or of a policy evaluator,
+    which the encoding has no throwing mapping or evaluator for."""
+    assert set(OUT_OF_SCOPE) == {"mapping_error_ignored", "policy_errors_ignored"}
+
+
+@pytest.mark.parametrize("name", [n for n in _mutants() if n not in OUT_OF_SCOPE])
 def test_each_semantic_mutant_is_refuted_with_a_replayed_counterexample(name: str) -> None:
-    if name in OUT_OF_SCOPE:
-        pytest.skip(f"outside the encoded scope: {OUT_OF_SCOPE[name]}")
     assert name in MUTANT_SWITCHES, f"mutant {name} has no switch in properties/symbolic/switches.py"
-    try:
-        kill = refute_mutant(name, Scope(3, 2, 2), timeout=30)
-    except TypeError as e:  # the mutant's patch does not fit the current reference
-        pytest.xfail(f"mutant {name} cannot run against the current reference: {e}")
+    kill = refute_mutant(name, Scope(3, 2, 2), timeout=30)
     if kill is None:
         assert name in SURVIVORS, f"{name} survives the scope but is not listed in SURVIVORS"
         return
