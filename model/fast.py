@@ -17,7 +17,7 @@ _MISSING = object()
 
 
 def _compile(cls: type) -> Callable[..., Any]:
-    names = [a.name for a in attrs.fields(cls)]
+    names = [a.name for a in attrs.fields(cls) if a.init]
     params = ", ".join(f"{n}=_M" for n in names)
     args = ", ".join(f"inst.{n} if {n} is _M else {n}" for n in names)
     src = f"def evolve(inst, *, {params}):\n    return cls({args})\n"

@@ -124,6 +124,8 @@ class Message:
     resource_id: str | None = None
     metadata: Any = UNDEFINED
     ref: int = field(default=0, eq=False, repr=False)
+    # the G9 fingerprint, computed once per value (reference/reading.py); not part of the value
+    fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
 
     def text(self) -> str:
         return "".join(p.text for p in self.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))
@@ -144,6 +146,7 @@ class SystemMessage:
     provider_options: Any = UNDEFINED
     experimental_provider_metadata: Any = UNDEFINED
     ref: int = field(default=0, eq=False, repr=False)
+    fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
 
 
 def user(id: str, text: str, created_at: int = 0, **kw: Any) -> Message:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from attrs import frozen
+from attrs import field, frozen
 from guardspec.model.fast import evolve
 
 from guardspec.model.messages import (
@@ -80,12 +80,30 @@ class Slot:
 EMPTY: frozenset[Source] = frozenset()
 
 
+class Refs:
+    """Object identities for one run: a counter every list value of the run shares.
+
+    Identities only tell objects apart (``Message.ref``); they never reach an observation,
+    so drawing them from one counter keeps a run a function of its scenario while sparing
+    the interpreter a new list value per allocation."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, start: int = 1) -> None:
+        self.n = start
+
+    def take(self) -> int:
+        n = self.n
+        self.n = n + 1
+        return n
+
+
 @frozen
 class MessageList:
-    """The list: slots in array order, system buckets, and the counters a pure run threads.
+    """The list: slots in array order, system buckets, and what a run threads through it.
 
     ``clock`` is the scenario's ``now`` (M2 stamps); ``watermark`` is Mastra's createdAt
-    watermark; ``next_ref`` hands out object identities. ``detached`` holds (id, source) of
+    watermark; ``refs`` hands out object identities. ``detached`` holds (id, source) of
     objects that sit in a source set without being on the list: an equal copy added under a
     non-memory source lands there (docs/mastra-measurements.md §a); only the id-based source
     checker sees them.
@@ -98,8 +116,12 @@ class MessageList:
     resource_id: str | None = None
     clock: int = 0
     watermark: int | None = None
-    next_ref: int = 1
     detached: tuple[tuple[str, Source], ...] = ()
+    refs: Refs = field(factory=Refs, eq=False, repr=False)
+
+    @property
+    def next_ref(self) -> int:
+        return self.refs.n
 
     # -- views (mastra-facts §1.7) ---------------------------------------------------------
 
@@ -132,10 +154,10 @@ class MessageList:
 
     def fresh(self, message: Message) -> tuple[MessageList, Message]:
         """A new object identity for ``message``."""
-        return evolve(self, next_ref=self.next_ref + 1), evolve(message, ref=self.next_ref)
+        return self, evolve(message, ref=self.refs.take())
 
     def fresh_system(self, message: SystemMessage) -> tuple[MessageList, SystemMessage]:
-        return evolve(self, next_ref=self.next_ref + 1), evolve(message, ref=self.next_ref)
+        return self, evolve(message, ref=self.refs.take())
 
 
 def checker(lst: MessageList) -> dict[str, Source]:

@@ -54,6 +54,16 @@ _PARTS = (TextPart, ToolPart, ReasoningPart, FilePart, ImagePart)
 
 
 def fingerprint(entry: Message | SystemMessage) -> tuple:
+    """G9 Fingerprint (see ``compute_fingerprint``), computed once per value: a message is an
+    immutable value, so its fingerprint is kept on it."""
+    fp = entry.fp_cache
+    if fp is None:
+        fp = compute_fingerprint(entry)
+        object.__setattr__(entry, "fp_cache", fp)
+    return fp
+
+
+def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
     """G9 Fingerprint: of a message its id, role and content (parts, part stamps and metadata
     included); of a system message its content, providerOptions and
     experimental_providerMetadata. Undefined properties count as missing; accessors and

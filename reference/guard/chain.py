@@ -16,10 +16,10 @@ from ..invocation import Aborts, Returns, Throws, TripWires, invoke
 from ..mapping import MappingError, map_client_outputs
 from ..messagelist import MessageList, sources_by_id
 from ..policies import PolicyDenied, PolicyFailed, evaluate
-from ..reading import NotClassified
+from ..reading import NotClassified, fingerprint
 from ..trace import Trace
 from .application import CannotApply, apply_guarded
-from .changes import Addition, Fingerprints, additions_after, all_entries, remembered_outcome_ids, snapshot, unmatched, unreadable
+from .changes import Addition, additions_after, all_entries, remembered_outcome_ids, snapshot, unmatched, unreadable
 from .readset import read_text
 from .removal import refusal_removal
 
@@ -84,7 +84,6 @@ def guarded_chain(
     policies (G12). The first refusal stops it; nothing later runs. Each refusal removes what
     G13 names before it stops the call."""
     record: list[Addition] = []
-    fps = Fingerprints()
 
     def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
         lst = refusal_removal(lst, record, snap, carriers)
@@ -107,12 +106,12 @@ def guarded_chain(
         if trace:
             trace.stage("memory processors", lst)
     all_carriers = remembered_outcome_ids(lst, recorded)
-    call_context = frozenset(fps(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
+    call_context = frozenset(fingerprint(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
         # G5 Invocation: once, on the initial input, receiving every message on the list.
-        before = snapshot(lst, fps)
-        before_all = snapshot(lst, fps, all_entries)
+        before = snapshot(lst)
+        before_all = snapshot(lst, all_entries)
         carriers = remembered_outcome_ids(lst, recorded)
         sources = sources_by_id(lst)
         received, system = lst.all(), lst.untagged
@@ -129,8 +128,8 @@ def guarded_chain(
             lst = apply_guarded(lst, end.value, received, sources)
         except CannotApply:
             return fail(lst, proc.id, before, carriers + all_carriers)
-        adds = additions_after(before, lst, carriers, proc.id, fps)
-        if unreadable(unmatched(before_all, lst, fps, all_entries)):
+        adds = additions_after(before, lst, carriers, proc.id)
+        if unreadable(unmatched(before_all, lst, all_entries)):
             return fail(lst, proc.id, before, carriers + all_carriers)
         record.extend(adds)
         if trace:

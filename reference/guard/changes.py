@@ -33,42 +33,23 @@ def prompt_entries(lst: MessageList) -> list[Entry]:
     return out
 
 
-class Fingerprints:
-    """G9 fingerprints, computed once per entry object during one call (entries are
-    immutable values, so an object's fingerprint never changes; the memo keeps each entry
-    alive so that ``id`` stays unique)."""
-
-    def __init__(self) -> None:
-        self._memo: dict[int, tuple[Entry, tuple]] = {}
-
-    def __call__(self, e: Entry) -> tuple:
-        hit = self._memo.get(id(e))
-        if hit is not None and hit[0] is e:
-            return hit[1]
-        fp = fingerprint(e)
-        self._memo[id(e)] = (e, fp)
-        return fp
-
-
 def all_entries(lst: MessageList) -> list[Entry]:
     """Every entry on the list, pure call input included (what G8 checks)."""
     return list(lst.system_all()) + [s.message for s in lst.slots]
 
 
-def snapshot(lst: MessageList, fp: Fingerprints | None = None, entries=prompt_entries) -> Counter:
+def snapshot(lst: MessageList, entries=prompt_entries) -> Counter:
     """G9: the prompt entries counted by fingerprint, before a processor runs."""
-    f = fp or fingerprint
-    return Counter(f(e) for e in entries(lst))
+    return Counter(fingerprint(e) for e in entries(lst))
 
 
-def unmatched(before: Counter, lst: MessageList, fp: Fingerprints | None = None, entries=prompt_entries) -> list[Entry]:
+def unmatched(before: Counter, lst: MessageList, entries=prompt_entries) -> list[Entry]:
     """G9: each current prompt entry consumes one matching count; the unmatched ones are the
     processor's additions."""
-    f = fp or fingerprint
     left = before.copy()
     out = []
     for e in entries(lst):
-        fp_ = f(e)
+        fp_ = fingerprint(e)
         if left[fp_] > 0:
             left[fp_] -= 1
         else:
@@ -98,11 +79,11 @@ def moved_out(lst: MessageList, carriers: tuple[str, ...]) -> list[Message]:
 
 
 def additions_after(
-    before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str, fp: Fingerprints | None = None
+    before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str
 ) -> list[Addition]:
     """G9: the additions recorded after one processor, moved carriers included even when
     their fingerprint matches."""
-    adds = [Addition(e, processor_id) for e in unmatched(before, lst, fp)]
+    adds = [Addition(e, processor_id) for e in unmatched(before, lst)]
     seen = {a.entry.ref for a in adds}
     for m in moved_out(lst, carriers):
         if m.ref in seen:
