@@ -33,7 +33,7 @@ def test_guarded_mode_counterexamples_replay() -> None:
 
 def test_guarded_mode_without_call_context_is_proven() -> None:
     vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=30)
-    assert {v.name: v.status for v in vs} == {f"I{i}": PROVEN for i in range(1, 11)}
+    assert {v.name: v.status for v in vs} == {n: PROVEN for n in [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12"]}
 
 
 def _mutants() -> list[str]:
@@ -45,10 +45,14 @@ def _mutants() -> list[str]:
 
 
 def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
-    """A mutant the encoding cannot express is named in OUT_OF_SCOPE with its reason, and
-    nothing else is left out: the two that bend failures of a mapping or of a policy evaluator,
-    which the encoding has no throwing mapping or evaluator for."""
-    assert set(OUT_OF_SCOPE) == {"mapping_error_ignored", "policy_errors_ignored"}
+    """A mutant the encoding cannot express would be named in OUT_OF_SCOPE with its reason, one
+    no claim tells from the guard in SURVIVORS: none is left out since the scope has a throwing
+    mapping (G11) and a throwing evaluator (G12), MOVE reaches context messages
+    (refusal_keeps_responses) and the G7 identity claim sees what a processor receives
+    (processors_receive_input_only). Every mutant has a switch."""
+    assert OUT_OF_SCOPE == {}
+    assert SURVIVORS == {}
+    assert set(_mutants()) <= set(MUTANT_SWITCHES)
 
 
 @pytest.mark.parametrize("name", [n for n in _mutants() if n not in OUT_OF_SCOPE])

@@ -1,4 +1,8 @@
-"""I1-I10 stated over the encoded call, each with the clauses it stands on.
+"""I1-I10 stated over the encoded call, each with the clauses it stands on; and three claims
+beyond them, G7 (identity processors change nothing: a processor receives every message, G5),
+G11 (a throwing mapping fails the call) and G12 (the outcome is the policies' decision on the
+text read), mirroring extra properties of properties/invariants.py that no invariant of SPEC §P
+states, so that the mutants bending those rules can be refuted.
 
 Each claim mirrors the function of properties/invariants.py that checks the same invariant on
 an interpreter run (named in ``checks``), over the fields the encoding computes. ``premise``
@@ -15,7 +19,7 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, REFUSED, R_ABORT, R_PROC_FAILED, Encoded, label_read, tool_read
+from .encoded import ANSWERED, BY_MAPPER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, Op, Tool
 
@@ -180,7 +184,7 @@ def i8(e: Encoded) -> Any:
         outcome = L.one_of(last.c.tool, (Tool.RESULT, Tool.CACHED))
         sent = e.prompt.slots[s]
         sent_ok = L.and_(sent.present, L.ne(sent.c.tool, Tool.NONE))
-        mapped_ok = L.implies(L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on), L.eq(sent.c.tool, Tool.CACHED))
+        mapped_ok = L.implies(L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on, L.not_(ch.mapping_throws)), L.eq(sent.c.tool, Tool.CACHED))
         read_ok = tool_read(e, sent.c.tool)
         row = e.rows[s]
         saved_ok = L.and_(row.present, L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED)))
@@ -221,6 +225,94 @@ def p_i10(e: Encoded) -> Any:
     return L.any_(L.and_(carrier(e, s), answered(e), last_stage(e, s)[0], last_stage(e, s)[1].present, L.not_(last_stage(e, s)[1].inp)) for s in range(e.choices.scope.messages))
 
 
+# -- claims beyond I1-I10: the clauses three semantic mutants bend, which no invariant of SPEC §P
+# speaks of (each mirrors an extra property of properties/invariants.py, checked the same way)
+
+
+def identity_only(e: Encoded) -> Any:
+    """Every processor is an identity: no steps, and it returns undefined, the list itself or
+    the received array as it is (properties/harness.py ``_identity_only``)."""
+    ch = e.choices
+    if not ch.end:
+        return False
+    steps = [L.eq(o, Op.NOP) for row in ch.op for o in row]
+    ends = [L.one_of(x, (End.UNDEFINED, End.SAME_LIST, End.ARRAY)) for x in ch.end]
+    return L.all_(steps + ends)
+
+
+def without_processors(e: Encoded) -> Encoded:
+    """The same call with every processor doing nothing (no steps, ``return undefined``), under
+    the same bent rules: the call as if it had no processors."""
+    from attrs import evolve
+
+    from .guarded import encode_guarded
+
+    ch = e.choices
+    K, J = ch.scope.processors, ch.scope.ops
+
+    def grid(v: Any) -> tuple:
+        return tuple(tuple(v for _ in range(J)) for _ in range(K))
+
+    none = evolve(
+        ch, op=grid(int(Op.NOP)), tgt=grid(0), src=grid(0), omark=grid(False), orole=grid(False),
+        end=(int(End.UNDEFINED),) * K, etgt=(0,) * K, emark=(False,) * K,
+    )
+    return encode_guarded(none, e.switches)
+
+
+def _same_content(a: Any, b: Any) -> Any:
+    return L.and_(ls.same_content(a, b), L.eq(a.marked, b.marked))
+
+
+def same_observation(a: Encoded, b: Encoded) -> Any:
+    """The fields properties/invariants.py ``identity_processors_change_nothing`` compares:
+    outcome, prompt, thread t1, title, result, what the policies read."""
+    out = [L.eq(a.outcome, b.outcome), L.implies(refused(a), L.eq(a.by, b.by)), L.implies(L.not_(answered(a)), L.eq(a.reason, b.reason))]
+    out.append(L.eq(a.prompted, b.prompted))
+    on = a.prompted
+    for x, y in zip(a.prompt.slots, b.prompt.slots):
+        out.append(L.implies(on, L.and_(L.eq(x.present, y.present), L.implies(x.present, _same_content(x.c, y.c)))))
+    for x, y in zip(a.prompt.systems, b.prompt.systems):
+        out.append(L.implies(on, L.eq(x, y)))
+    out.append(L.implies(on, L.and_(L.eq(a.prompt.opt_label, b.prompt.opt_label), L.eq(a.placeholder, b.placeholder))))
+    for x, y in zip(a.rows, b.rows):
+        out.append(L.and_(L.eq(x.present, y.present), L.implies(x.present, L.and_(_same_content(x.c, y.c), L.eq(x.merged, y.merged)))))
+    out += [L.eq(a.reply_row, b.reply_row), L.eq(a.title, b.title), L.eq(a.has_result, b.has_result)]
+    res = [L.eq(a.result_reply, b.result_reply)] + [L.eq(x, y) for x, y in zip(a.result_msgs, b.result_msgs)] + [L.eq(x, y) for x, y in zip(a.result_mem, b.result_mem)]
+    out.append(L.implies(a.has_result, L.all_(res)))
+    out.append(L.eq(a.read_on, b.read_on))
+    rd = [L.eq(a.read_tool_raw, b.read_tool_raw), L.eq(a.read_tool_mapped, b.read_tool_mapped)] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
+    out.append(L.implies(a.read_on, L.all_(rd)))
+    return L.all_(out)
+
+
+def g7(e: Encoded) -> Any:
+    """G5, G7 (extra property ``identity_processors_change_nothing``): processors that return
+    undefined, the list itself or the array they received leave the call as if they were absent.
+    A processor receives every message on the list (G5), so returning its array drops none."""
+    if not e.choices.end:
+        return True
+    return L.implies(identity_only(e), same_observation(e, without_processors(e)))
+
+
+def g11(e: Encoded) -> Any:
+    """G11 (extra property ``mapping_error_fails_call``): when, after the last processor, a result
+    part of an input assistant message is due a mapping that throws, the call fails with
+    ``input processor failed`` from ``breakwater-client-tool-output``."""
+    return L.implies(e.mapping_due, L.and_(refused(e), L.eq(e.by, BY_MAPPER), L.eq(e.reason, R_PROC_FAILED)))
+
+
+def g12(e: Encoded) -> Any:
+    """G12 (extra property ``policy_verdict_matches_read``): when the policies ran, the outcome is
+    what they decide in order on the text read (deny-patterns, then the throwing evaluator:
+    ``policy evaluation failed``), with exactly one policy event."""
+    ch = e.choices
+    denied = L.and_(refused(e), L.eq(e.by, BY_POLICY), L.eq(e.reason, R_POLICY))
+    failed = L.and_(refused(e), L.eq(e.by, BY_POLICY), L.eq(e.reason, R_POLICY_FAILED))
+    want = L.ite(e.read_marked, denied, L.ite(ch.evaluator_on, failed, answered(e)))
+    return L.implies(e.read_on, L.and_(want, L.eq(e.policy_events, 1)))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants.py reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -242,5 +334,9 @@ CLAIMS: dict[str, Claim] = {
         Claim("I8", "a returned memory+input message stays both, read, mapped, saved", ("S3", "G7", "G10", "G11", "M3", "M13"), "I8 returned_memory_input_stays_both", ("guarded",), i8, p_i8),
         Claim("I9", "no refused caller text is kept for a later call", ("S8", "S9", "G13", "G14", "M7", "M12"), "I9 refused_text_never_sent_later", BOTH, i9, refused),
         Claim("I10", "a moved remembered outcome is not re-mapped", ("S6", "G11", "M11"), "I10 moved_outcome_not_remapped", ("guarded",), i10, p_i10),
+        # beyond I1-I10 (SPEC §P states no invariant for these clauses)
+        Claim("G7", "identity processors change nothing (each receives every message, G5)", ("S2", "G5", "G7"), "G7 identity_processors_change_nothing", ("guarded",), g7, identity_only),
+        Claim("G11", "a throwing mapping fails the call (breakwater-client-tool-output)", ("S6", "G11"), "G11 mapping_error_fails_call", ("guarded",), g11, lambda e: e.mapping_due),
+        Claim("G12", "the outcome is the policies' decision on the read text", ("G12",), "G12 policy_verdict_matches_read", ("guarded",), g12, lambda e: L.and_(e.read_on, e.choices.evaluator_on)),
     )
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
+from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore, ThrowingEvaluator
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     Abort,
@@ -71,9 +71,18 @@ def processor(ch: Choices, k: int) -> Processor:
         elif o is Op.EDIT_SYSTEM:
             steps.append(EditSystem(0, "providerOptions", obj(note=text)))
         elif o is Op.MOVE:
-            # the carrier out, and a literal copy of it as memory loaded it back under a source
+            # the message out, and a literal copy of it back under a source: the carrier as
+            # memory loaded it (with the caller's result), stored history as stored, a caller
+            # or context message as the caller gave it
             steps.append(RemoveByIds((mid(t),)))
-            copy = Message(mid(t), Role.ASSISTANT, (TextPart(label_text(t, ch.mark[t])), _outcome(ch.res_mark)), created(t), THREAD, RESOURCE)
+            kt = Kind(ch.kind[t])
+            text = TextPart(label_text(t, ch.mark[t]))
+            if kt is Kind.CARRIER:
+                copy = Message(mid(t), Role.ASSISTANT, (text, _outcome(ch.res_mark)), created(t), THREAD, RESOURCE)
+            elif kt is Kind.STORED:
+                copy = Message(mid(t), _role(ch.assistant[t]), (text,), created(t), THREAD, RESOURCE)
+            else:
+                copy = Message(mid(t), _role(ch.assistant[t]), (text,), created(t))
             steps.append(AddMessages((copy,), SOURCES[ch.src[k][j]], merge=False))
     e, t = End(ch.end[k]), ch.etgt[k]
     end = {
@@ -107,10 +116,12 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
             caller.append(Message(mid(s), Role.USER, (text,), created(s)))
         elif k is Kind.CONTEXT:
             context.append(Message(mid(s), role, (text,), created(s)))
+    policies = (DenyPatterns("marker", (MARKER,)),) + ((ThrowingEvaluator("evaluator"),) if ch.evaluator_on else ())
+    mapping = (Mapping(kind="throws") if ch.mapping_throws else Mapping()) if ch.mapping_on else None
     agent = Agent(
-        policies=(DenyPatterns("marker", (MARKER,)),),
+        policies=policies,
         processors=tuple(processor(ch, k) for k in range(ch.scope.processors)),
-        client_tools=(ClientTool(TOOL, Mapping() if ch.mapping_on else None),),
+        client_tools=(ClientTool(TOOL, mapping),),
         memory=Memory(generate_title=bool(ch.title_on)),
     )
     call = Call(

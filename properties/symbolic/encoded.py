@@ -12,8 +12,8 @@ from .listops import ABSENT, Content, ListS, Slot
 from .scope import NO_LABEL, Choices, Kind, Tool
 
 ANSWERED, REFUSED, FAILED = 0, 1, 2
-BY_NONE, BY_RBAC, BY_POLICY = -1, -2, -3
-R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED = range(7)
+BY_NONE, BY_RBAC, BY_POLICY, BY_MAPPER = -1, -2, -3, -4
+R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED, R_POLICY_FAILED = range(8)
 
 
 @frozen
@@ -51,6 +51,9 @@ class Encoded:
     completed: tuple
     stages: tuple
     clauses: tuple
+    read_marked: Any = False  # the text the policies read holds the deny marker (G12)
+    mapping_due: Any = False  # after the last processor, a throwing mapping is due on the input (G11)
+    switches: Any = None  # the bent rules the encoding was built with (None: the guard's own)
 
 
 def prepared(ch: Choices) -> ListS:

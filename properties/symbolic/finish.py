@@ -14,16 +14,27 @@ from .scope import Choices, Kind, Tool
 
 def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False) -> ListS:
     """M11 / G11: each result part of an assistant message in the input set whose client tool
-    has a mapping and no cached output gets its output cached. A message moved out of the
+    has a mapping (that does not throw) and no cached output gets its output cached. A message moved out of the
     input is not walked (I10); ``remap_moved`` (the mutant) walks one whose outcome carries this
     call's stamp too."""
     out = []
     for s in lst.slots:
-        walked = L.or_(s.inp, L.and_(remap_moved, s.c.stamped)) if remap_moved else s.inp
-        hit = L.and_(s.present, walked, s.c.assistant, L.eq(s.c.tool, Tool.RESULT), ch.mapping_on)
+        hit = L.and_(_due(ch, s, remap_moved), L.not_(ch.mapping_throws))
         c = Content(s.c.label, s.c.marked, s.c.assistant, L.ite(hit, Tool.CACHED, s.c.tool), s.c.stamped)
         out.append(Slot(s.present, s.mem, s.inp, s.resp, s.ctx, c, s.obj))
     return ls.with_slots(lst, tuple(out))
+
+
+def _due(ch: Choices, s: Slot, remap_moved: bool) -> Any:
+    walked = L.or_(s.inp, L.and_(remap_moved, s.c.stamped)) if remap_moved else s.inp
+    return L.and_(s.present, walked, s.c.assistant, L.eq(s.c.tool, Tool.RESULT), ch.mapping_on)
+
+
+def mapping_throws(ch: Choices, lst: ListS, remap_moved: bool = False) -> Any:
+    """G11: the mapping runs on a result part (as ``map_outputs`` walks them) and throws: under
+    the guard the call fails (processor ``breakwater-client-tool-output``); raw Mastra logs it
+    and sends the raw result (the part stays uncached)."""
+    return L.and_(ch.mapping_throws, L.any_(_due(ch, s, remap_moved) for s in lst.slots))
 
 
 @frozen

@@ -12,11 +12,13 @@ from .encoded import (
     ANSWERED,
     BY_NONE,
     BY_POLICY,
+    BY_MAPPER,
     BY_RBAC,
     FAILED,
     R_ABORT,
     R_NONE,
     R_POLICY,
+    R_POLICY_FAILED,
     R_PROC_FAILED,
     R_RBAC,
     R_TYPEERROR,
@@ -129,34 +131,45 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         alive = ok
         lst = after
 
-    # G11 mapping, then G10 the read set over the final list
+    # G11 mapping (a throwing mapping fails the call: processor breakwater-client-tool-output,
+    # one processor error event, G13 removal without a snapshot; the lenient mutant logs it and
+    # goes on), then G10 the read set over the final list
+    due = L.and_(runs, alive, fin.mapping_throws(ch, lst))
+    map_fail = False if sw.g11_lenient else L.and_(runs, alive, fin.mapping_throws(ch, lst, sw.g11_remap_moved))
     mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved)
     items_read: list[ReadItem] = []
     for s, slot in enumerate(mapped.slots):
         caller = L.and_(slot.present, slot.inp, L.not_(slot.mem))
         both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED)))
-        # beyond SPEC (reference/guard/readset.py): every context message still identical to
-        # one the caller passed (the very object or a returned copy), read whole
-        context = L.and_(slot.present, slot.ctx, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
+        # beyond SPEC (reference/guard/readset.py): every message still identical to a context
+        # message the caller passed (the very object, a returned copy, or moved unchanged under
+        # any source), read whole
+        context = L.and_(slot.present, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
         items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool))
         items_read.append(ReadItem(both, -2, False, slot.c.tool))
         items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool))
     for active, moved, a, s in rec_slots:
         f = mapped.slots[s]
-        whole = L.and_(f.present, L.or_(L.and_(f.inp, L.not_(f.mem)), L.and_(f.ctx, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
+        whole = L.and_(f.present, L.or_(L.and_(f.inp, L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
         already = L.and_(L.not_(moved), whole, ls.same_content(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
         items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool))
     items_read.extend(system_reads)
     labels, raw, mapped_t, marked = read_flags(ch, items_read)
-    deny = L.and_(alive, marked)
+    evaluating = L.and_(alive, L.not_(map_fail))  # the policies run (G12)
+    deny = L.and_(evaluating, marked)
+    # G12: the evaluator after deny-patterns throws: policy evaluation failed (the mutant skips it)
+    pfail = False if sw.g12_skip_errors else L.and_(evaluating, L.not_(marked), ch.evaluator_on)
+    policy_stop = L.or_(deny, pfail)
     policy_removed = refusal_removal(mapped, record_ids, None, all_carriers, sw)
-    final = ls.ite_list(deny, policy_removed, ls.ite_list(alive, mapped, final))
-    outcome = L.ite(deny, REFUSED, outcome)
-    by = L.ite(deny, BY_POLICY, by)
-    reason = L.ite(deny, R_POLICY, reason)
-    answered = L.and_(runs, alive, L.not_(deny))
+    map_removed = refusal_removal(lst, record_ids, None, all_carriers, sw)
+    final = ls.ite_list(policy_stop, policy_removed, ls.ite_list(map_fail, map_removed, ls.ite_list(alive, mapped, final)))
+    outcome = L.ite(L.or_(policy_stop, map_fail), REFUSED, outcome)
+    by = L.ite(policy_stop, BY_POLICY, L.ite(map_fail, BY_MAPPER, by))
+    reason = L.ite(deny, R_POLICY, L.ite(pfail, R_POLICY_FAILED, L.ite(map_fail, R_PROC_FAILED, reason)))
+    proc_events = L.ite(map_fail, 2 if sw.g6_two_failure_events else 1, proc_events)
+    answered = L.and_(runs, evaluating, L.not_(policy_stop))
 
     # M12 the model step, M13 saving on success; G14 nothing saved, no title on refusal
     stepped = fin.model_step(mapped)
@@ -194,7 +207,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         for s, r in enumerate(rows)
     )
     reply_row = L.and_(runs, reply_row)
-    policies_ran = L.and_(runs, alive)
+    policies_ran = L.and_(runs, evaluating)
     listed = L.and_(has_list, L.or_(runs, durable))
     return Encoded(
         mode="guarded",
@@ -228,4 +241,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         completed=tuple(L.and_(runs, c) for c in completed),
         stages=tuple(stages),
         clauses=CLAUSES,
+        read_marked=L.and_(policies_ran, marked),
+        mapping_due=due,
+        switches=sw,
     )

@@ -22,12 +22,14 @@ from guardspec.model.values import UNDEFINED, JsObject
 from . import logic as L
 from .encoded import (
     ANSWERED,
+    BY_MAPPER,
     BY_NONE,
     BY_POLICY,
     BY_RBAC,
     FAILED,
     R_ABORT,
     R_POLICY,
+    R_POLICY_FAILED,
     R_PROC_FAILED,
     R_RAW_FAILED,
     R_RBAC,
@@ -88,13 +90,15 @@ def of_run(sc: Scope, ex: Any) -> dict:
     if isinstance(o, Answered):
         out["outcome"] = (ANSWERED, BY_NONE, 0)
     elif isinstance(o, Refused):
-        by = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY}.get(o.processor_id)
+        by = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER}.get(o.processor_id)
         if by is None:
             by = int(o.processor_id[1:]) if o.processor_id.startswith("p") else -99
         if o.reason == "input processor failed":
             reason = R_PROC_FAILED
         elif o.reason.startswith("stop-p"):
             reason = R_ABORT
+        elif o.reason == "policy evaluation failed":
+            reason = R_POLICY_FAILED
         elif o.reason.startswith("policy"):
             reason = R_POLICY
         else:

@@ -14,7 +14,7 @@ from attrs import frozen
 from . import listops as ls
 from . import logic as L
 from .listops import ABSENT, Content, ListS, Slot
-from .scope import Choices, End, Op, Tool
+from .scope import Choices, End, Kind, Op, Tool
 
 
 @frozen
@@ -94,7 +94,10 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
             old = lst.slots[s]
             hit = L.eq(t, s)
             added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False), 100 + label)
-            moved = ls.of_source(ch.src[k][j], Content(s, ch.mark[s], True, Tool.RESULT, False), 100 + label)
+            # MOVE: the literal copy (the carrier as memory loaded it, with the caller's result)
+            is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
+            copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(is_carrier, Tool.RESULT, Tool.NONE), False)
+            moved = ls.of_source(ch.src[k][j], copy, 100 + label)
             ok = L.and_(ok, L.implies(L.and_(is_add, hit), in_scope))
             edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped)
             edited = Slot(old.present, old.mem, old.inp, old.resp, old.ctx, edited_c, old.obj)

@@ -208,8 +208,18 @@ class Kill:
         return bool(self.under_mutant) and not self.without
 
 
+def claims_for(mutant: str) -> list[str]:
+    """Every claim: first the one named after a clause of the mutant (properties/mutants.py), then
+    those sharing more of its clauses, so that a mutant is refuted where it can be by the claim
+    of the rule it bends."""
+    from ..mutants import MUTANTS
+
+    own = set(MUTANTS[mutant].clause.split()) if mutant in MUTANTS else set()
+    return sorted(INVARIANTS, key=lambda n: (n not in own, -len(own & set(CLAIMS[n].clauses))))
+
+
 def refute_mutant(mutant: str, scope: Scope = DEFAULT_SCOPE, timeout: float = 60.0, names: Iterable[str] | None = None) -> Kill | None:
-    """Look, claim by claim, for a call where the encoding with the mutant's rule switched on
+    """Look, claim by claim (``claims_for``), for a call where the encoding with the mutant's rule switched on
     breaks the claim while the plain encoding keeps it; decode it and replay it through the
     interpreter with the mutant active and without it. None: the mutant survives the scope."""
     from .switches import for_mutant
@@ -221,7 +231,7 @@ def refute_mutant(mutant: str, scope: Scope = DEFAULT_SCOPE, timeout: float = 60
     solver.add(*[a for a in assumptions(ch) if L.sym(a)])
     solver.add(plain.in_scope, bent.in_scope)
     found = None
-    for name in names or INVARIANTS:
+    for name in names or claims_for(mutant):
         claim = CLAIMS[name]
         r, took, model = _check(solver, L.and_(claim.holds(plain), L.not_(claim.holds(bent))), timeout)
         if r != z3.sat:

@@ -83,11 +83,14 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
     items_read = [ReadItem(L.and_(alive, s.present, s.inp), s.c.label, s.c.marked, s.c.tool) for s in lst.slots]
     labels, raw_t, mapped_t, marked = read_flags(ch, items_read)
     deny = L.and_(alive, marked)
-    at_stop = ls.ite_list(deny, lst, at_stop)
+    # the throwing evaluator after deny-patterns: a failure (M9 rejects, M10 swallows it)
+    pfail = L.and_(alive, L.not_(marked), ch.evaluator_on)
+    at_stop = ls.ite_list(L.or_(deny, pfail), lst, at_stop)
     trip = L.or_(trip, deny)
+    failure = L.or_(failure, pfail)
     by = L.ite(deny, BY_POLICY, by)
-    reason = L.ite(deny, R_POLICY, reason)
-    clean = L.and_(alive, L.not_(deny))
+    reason = L.ite(deny, R_POLICY, L.ite(pfail, R_RAW_FAILED, reason))
+    clean = L.and_(alive, L.not_(deny), L.not_(pfail))
 
     # M10: a durable tripwire still saves input and response and titles the thread
     trip_saves = L.and_(trip, durable)

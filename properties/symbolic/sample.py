@@ -9,11 +9,14 @@ from typing import Iterator
 from .scope import Choices, End, Kind, Op, Scope, assumptions
 
 
-def _op(rng: random.Random, sc: Scope, carrier: int | None) -> tuple:
+def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] = ()) -> tuple:
     o = rng.choice(list(Op))
-    if o is Op.MOVE and carrier is None:
+    if o is Op.MOVE and not present:
         o = Op.NOP
-    t = rng.randrange(sc.messages) if o in (Op.ADD, Op.REMOVE, Op.EDIT) else (carrier if o is Op.MOVE else 0)
+    if o is Op.MOVE:  # the carrier most often (moving a remembered outcome), else any message
+        t = carrier if carrier is not None and rng.random() < 0.6 else rng.choice(present)
+    else:
+        t = rng.randrange(sc.messages) if o in (Op.ADD, Op.REMOVE, Op.EDIT) else 0
     src = rng.randrange(4) if o in (Op.ADD, Op.MOVE) else 0
     mark = rng.random() < 0.4 if o in (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM) else False
     role = rng.random() < 0.5 if o is Op.ADD else False
@@ -42,14 +45,16 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         taken = taken or s[0] == Kind.CARRIER
         slots.append(s)
     carrier = next((i for i, s in enumerate(slots) if s[0] == Kind.CARRIER), None)
-    ops = [[_op(rng, sc, carrier) for _ in range(sc.ops)] for _ in range(sc.processors)]
+    present = [i for i, s in enumerate(slots) if s[0] != Kind.ABSENT]
+    ops = [[_op(rng, sc, carrier, present) for _ in range(sc.ops)] for _ in range(sc.processors)]
     ends = [_end(rng, sc) for _ in range(sc.processors)]
+    mapping_on = rng.random() < 0.5
     return Choices(
         sc,
         rng.randrange(3),
         rng.random() < 0.85,
         rng.random() < 0.2,
-        rng.random() < 0.5,
+        mapping_on,
         taken and rng.random() < 0.4,
         tuple(s[0] for s in slots),
         tuple(s[1] for s in slots),
@@ -58,6 +63,8 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         tuple(e[0] for e in ends),
         tuple(e[1] for e in ends),
         tuple(e[2] for e in ends),
+        mapping_on and rng.random() < 0.3,
+        rng.random() < 0.2,
     )
 
 
@@ -98,15 +105,18 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
         for res_mark in (False, True) if carriers else (False,):
             for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
                 for ends in itertools.product(_end_values(sc), repeat=sc.processors):
-                    for loop, rbac, title, mapping in itertools.product(range(3), (True, False), (False, True), (False, True)):
+                    for loop, rbac, title, (mapping, throws), evaluator in itertools.product(
+                        range(3), (True, False), (False, True), ((False, False), (True, False), (True, True)), (False, True)
+                    ):
                         grid = [ops[k * sc.ops : (k + 1) * sc.ops] for k in range(sc.processors)]
                         ch = Choices(
                             sc, loop, rbac, title, mapping, res_mark,
                             tuple(s[0] for s in slots), tuple(s[1] for s in slots), tuple(s[2] for s in slots),
                             *(tuple(tuple(o[i] for o in row) for row in grid) for i in range(5)),
                             tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
+                            throws, evaluator,
                         )
-                        if all(assumptions(ch)):  # MOVE targets the carrier
+                        if all(assumptions(ch)):  # MOVE targets a message the call starts with
                             yield ch
 
 
@@ -117,4 +127,4 @@ def count_choices(sc: Scope) -> int:
         c = sum(s[0] == Kind.CARRIER for s in slots)
         if c <= 1:
             n_slots += 2 if c else 1
-    return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 24
+    return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 72

@@ -10,15 +10,18 @@ then one ending, all drawn from a subset of the processor language (model/proces
 
 steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off),
          REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean), EDIT (EditMessage: the
-         text of a message in place), CLEAR_INPUT (clear.input), MOVE (the carrier taken out
-         and a literal copy of it, as memory loaded it, added back under a source),
-         EDIT_SYSTEM (the instructions' providerOptions set in place, marked or clean)
+         text of a message in place), CLEAR_INPUT (clear.input), MOVE (a message the call
+         starts with taken out and a literal copy of it, as the store or the caller gave it,
+         added back under a source: the carrier as memory loaded it, a context message moved
+         under ``response`` unchanged, ...), EDIT_SYSTEM (the instructions' providerOptions set
+         in place, marked or clean)
 endings  return undefined, return the list itself, return the received array, return copies
          of it, return it filtered (one id dropped), return it with one text edited, abort,
          throw, abort then throw (``try { abort() } catch { throw }``)
 
-The agent has one deny-patterns policy (``FORBIDDEN``), memory bound to thread ``t1``,
-client tool ``loc`` with or without a ``toModelOutput`` mapping, title generation on or off;
+The agent has one deny-patterns policy (``FORBIDDEN``), then optionally an evaluator that
+throws (G12 ``policy evaluation failed``), memory bound to thread ``t1``, client tool ``loc``
+with or without a ``toModelOutput`` mapping, which may throw (G11), title generation on or off;
 the actor is allowed or not; the loop is generate, stream or durable.
 
 Scope limits (assumptions, each stated where it is imposed): at most one carrier; caller
@@ -154,9 +157,11 @@ class Choices:
     end: tuple  # [k]
     etgt: tuple
     emark: tuple
+    mapping_throws: Any = False  # the client tool's mapping (when on) throws (G11)
+    evaluator_on: Any = False  # a second policy, after deny-patterns, whose evaluator throws (G12)
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -184,6 +189,8 @@ def symbolic(scope: Scope) -> Choices:
         tuple(I(f"end_{k}") for k in range(K)),
         tuple(I(f"etgt_{k}") for k in range(K)),
         tuple(B(f"emark_{k}") for k in range(K)),
+        B("mapping_throws"),
+        B("evaluator_on"),
     )
 
 
@@ -192,7 +199,7 @@ def assumptions(ch: Choices) -> list:
     or an ending without a target has its parameters fixed, so each call has one encoding."""
     sc = ch.scope
     N, K, J = sc.messages, sc.processors, sc.ops
-    out = [L.and_(ch.loop >= 0, ch.loop <= 2)]
+    out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on)]
     for s in range(N):
         k = ch.kind[s]
         out.append(L.and_(k >= 0, k <= 4))
@@ -213,8 +220,8 @@ def assumptions(ch: Choices) -> list:
             o = ch.op[k][j]
             out.append(L.and_(o >= 0, o <= 7, ch.tgt[k][j] >= 0, ch.tgt[k][j] < N, ch.src[k][j] >= 0, ch.src[k][j] <= 3))
             targeted = L.one_of(o, (Op.ADD, Op.REMOVE, Op.EDIT, Op.MOVE))
-            # MOVE targets the carrier
-            out.append(L.implies(L.eq(o, Op.MOVE), L.any_(L.and_(L.eq(ch.tgt[k][j], s), L.eq(ch.kind[s], Kind.CARRIER)) for s in range(N))))
+            # MOVE targets a message the call starts with (its literal copy is re-added)
+            out.append(L.implies(L.eq(o, Op.MOVE), L.any_(L.and_(L.eq(ch.tgt[k][j], s), L.ne(ch.kind[s], Kind.ABSENT)) for s in range(N))))
             marked = L.one_of(o, (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM))
             out.append(L.implies(L.not_(targeted), L.eq(ch.tgt[k][j], 0)))
             out.append(L.implies(L.not_(marked), L.not_(ch.omark[k][j])))

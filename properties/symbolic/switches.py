@@ -30,6 +30,8 @@ class Switches:
     g5_input_only: bool = False
     g11_remap_moved: bool = False
     g9_ignore_options: bool = False
+    g11_lenient: bool = False
+    g12_skip_errors: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -53,21 +55,20 @@ MUTANT_SWITCHES: dict[str, str] = {
     "processors_receive_input_only": "g5_input_only",
     "moved_outcome_remapped": "g11_remap_moved",
     "change_detection_ignores_provider_options": "g9_ignore_options",
+    "mapping_error_ignored": "g11_lenient",
+    "policy_errors_ignored": "g12_skip_errors",
 }
 
-# mutants whose bent rule lies outside the encoded scope, and why
-OUT_OF_SCOPE: dict[str, str] = {
-    "mapping_error_ignored": "the scope's mappings never throw, and no claim I1-I10 speaks of a mapping failure (a toModelOutput that throws is not encoded)",
-    "policy_errors_ignored": "the scope's only policy is a deny-patterns policy, and no claim I1-I10 speaks of an evaluation failure (G12's extra property does)",
-}
+# mutants whose bent rule lies outside the encoded scope, and why (none since the scope has a
+# throwing mapping and a throwing evaluator)
+OUT_OF_SCOPE: dict[str, str] = {}
 
 
 def for_mutant(name: str) -> Switches:
     return evolve(Switches(), **{MUTANT_SWITCHES[name]: True})
 
 
-# encoded mutants that no claim I1-I10 can tell from the guard within the scope, and why
-SURVIVORS: dict[str, str] = {
-    "refusal_keeps_responses": "every response message on the list at a refusal was added by a processor, so the additions record or the refusing snapshot removes it anyway",
-    "processors_receive_input_only": "no claim I1-I10 depends on which messages a processor is handed in this scope",
-}
+# encoded mutants that no claim can tell from the guard within the scope, and why (none since
+# MOVE reaches context messages, refusal_keeps_responses, and the G7 identity claim,
+# processors_receive_input_only)
+SURVIVORS: dict[str, str] = {}

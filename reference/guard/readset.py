@@ -41,11 +41,12 @@ def read_text(
             texts.extend(message_texts(m, only=seen))
     # Beyond SPEC: the call's own context messages (``options.context``; ``call_context``
     # holds their fingerprints) are the caller's too and reach the prompt; G10 is silent on
-    # them, I4 demands they be read, so every context message still identical to one of them
-    # (the very object or a copy a processor returned) is read whole after the input. A context
-    # message a processor adds or changes is an addition, read below.
+    # them, I4 demands they be read, so every message still identical to one of them (the very
+    # object, a copy a processor returned, or one it moved under another source unchanged) is
+    # read whole after the input. A context message a processor changes is an addition, read
+    # below.
     for s in lst.slots:
-        if Source.CONTEXT in s.sources and fingerprint(s.message) in call_context:
+        if fingerprint(s.message) in call_context:
             texts.extend(message_texts(s.message))
             read_whole.add(fingerprint(s.message))
     for a in record:
