@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import define, field
+from guardspec.processes import kill_process
 
 PROTOCOL = 1
 
@@ -141,18 +142,7 @@ class MastraClient:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            pass
-        for s in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if s:
-                    s.close()
-            except Exception:  # pragma: no cover
-                pass
+        kill_process(proc)
 
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from attrs import define, field
 
 from .wire import Problem, check_hello, parse_line
+from guardspec.processes import kill_process
 
 _EOF = object()
 
@@ -147,18 +148,7 @@ class Impl:
         if proc is None:
             return
         self._out.put(None)
-        if proc.poll() is None:
-            proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            pass
-        for s in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if s:
-                    s.close()
-            except OSError:  # pragma: no cover
-                pass
+        kill_process(proc)
 
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)
