@@ -137,10 +137,34 @@ def interpreter_rows(examples: Iterable[Scenario], seconds: float = 1.0, seed: i
     return rows
 
 
+def peak_memory(scenarios: list[Scenario], mode: Mode) -> float:
+    """The median over ``scenarios`` of the peak bytes one call allocates (tracemalloc),
+    after a warm-up pass (first calls compile per-class helpers once)."""
+    import statistics
+    import tracemalloc
+
+    for sc in scenarios:
+        run(sc, mode)
+    peaks = []
+    for sc in scenarios:
+        tracemalloc.start()
+        run(sc, mode)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    return float(statistics.median(peaks))
+
+
+def memory_rows(seed: int = 0, n: int = 100) -> list[tuple[str, float]]:
+    """(mode, median peak KiB of one call) on generated scenarios."""
+    rng = random.Random(seed)
+    generated = [generated_scenario(rng) for _ in range(n)]
+    return [(mode.value, peak_memory(generated, mode) / 1024) for mode in (Mode.GUARDED, Mode.RAW)]
+
+
 def example_scenarios(root: Path) -> list[Scenario]:
     from .examples import example_paths, load_example
 
     return [load_example(p).scenario for p in example_paths(root)]
 
 
-__all__ = ["generated_scenario", "interpreter_rows", "rate", "example_scenarios", "evolve", "Role"]
+__all__ = ["generated_scenario", "interpreter_rows", "memory_rows", "peak_memory", "rate", "example_scenarios", "evolve", "Role"]

@@ -154,7 +154,7 @@ def verify_cmd(examples_dir: str) -> None:
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
 def bench_cmd(seconds: float, examples_dir: str) -> None:
     """Interpreter calls per second on the examples and on generated scenarios."""
-    from .bench import example_scenarios, interpreter_rows
+    from .bench import example_scenarios, interpreter_rows, memory_rows
 
     console = Console()
     root = Path(examples_dir)
@@ -170,6 +170,11 @@ def bench_cmd(seconds: float, examples_dir: str) -> None:
     raw = {n: r for n, m, r in rows if m == "raw"}
     for n in guarded:
         console.print(f"{n}: guarded/raw speed ratio {guarded[n] / raw[n]:.2f}")
+    mem = dict(memory_rows())
+    console.print(
+        f"memory: median peak of one generated call {mem['guarded']:.0f} KiB guarded, {mem['raw']:.0f} KiB raw "
+        f"(guarded/raw {mem['guarded'] / mem['raw']:.2f})"
+    )
     for _, section in _sections("bench_section"):
         section(console, seconds)
 
