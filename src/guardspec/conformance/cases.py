@@ -58,6 +58,19 @@ class Verdict:
             d["notes"] = list(self.notes)
         return d
 
+    def cause(self) -> tuple:
+        """What a shrunk case must keep showing: the signature, the first differing path (its
+        indices erased, since dropping an earlier element shifts them) and the two values there
+        (and what was expected of the implementation); for a problem, its kind and path. Two
+        verdicts with the same signature but another first difference show another cause."""
+        if self.status == "disagree":
+            d = self.differences[0]
+            values = json.dumps([d.model, d.impl, d.expected], sort_keys=True, ensure_ascii=False)
+            return (self.status, self.signature, coarse(d.path), values)
+        if self.problem is not None:
+            return (self.status, self.signature, self.problem.kind, self.problem.path)
+        return (self.status, self.signature)
+
     def line(self) -> str:
         if self.status == "disagree":
             return self.differences[0].line()
