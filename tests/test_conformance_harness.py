@@ -45,7 +45,8 @@ def test_diff_against_serve_finds_no_disagreement_and_resumes(tmp_path: Path) ->
     out = tmp_path / "campaign"
     r = CliRunner().invoke(_main, ["diff", "--impl", SERVE, "--examples", "40", "--seed", "5", "--out", str(out), "--json"])
     assert r.exit_code == 0, r.output
-    rep = json.loads(r.output)
+    rep = json.loads(r.stdout)
+    assert "[diff] 0/80" in r.stderr and "[diff] 80/80 done" in r.stderr  # progress on stderr (not a terminal: plain lines)
     assert rep["counts"].get("disagree", 0) == 0 and not rep["found"] and rep["counts"]["agree"] >= 60 and not rep["problems"]
     lines = (out / "results.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["type"] == "campaign" and len(lines) == 81
@@ -53,7 +54,7 @@ def test_diff_against_serve_finds_no_disagreement_and_resumes(tmp_path: Path) ->
     (out / "results.jsonl").write_text("\n".join(lines[:51]) + "\n" + lines[51][:20])
     r2 = CliRunner().invoke(_main, ["diff", "--impl", SERVE, "--examples", "40", "--seed", "5", "--out", str(out), "--json"])
     assert r2.exit_code == 0, r2.output
-    rep2 = json.loads(r2.output)
+    rep2 = json.loads(r2.stdout)
     assert rep2["resumed"] == 50 and rep2["cases"] == 80
     # another seed in the same folder is refused
     r3 = CliRunner().invoke(_main, ["diff", "--impl", SERVE, "--examples", "40", "--seed", "6", "--out", str(out)])

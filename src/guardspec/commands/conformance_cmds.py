@@ -111,9 +111,9 @@ def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out
              no_shrink: bool, shrink_seconds: float, as_json: bool, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
     """A differential campaign: generated scenarios on the implementation and on the model."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
+    from guardspec.progress import CampaignTasks, Progress
 
     if not impl.strip():
         _bad("--impl: a command line")
@@ -124,21 +124,11 @@ def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out
         _bad(str(e))
     cfg = Config(impl=impl, examples=examples, seed=seed, jobs=jobs, timeout=timeout, out=Path(out) if out else None,
                  modes=tuple(modes) or None, comparison=cmp, known=known, shrink=not no_shrink, shrink_seconds=shrink_seconds)
-    err = Console(stderr=True)
-    progress = Progress(TextColumn("[bold]diff[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                        TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False, disable=as_json)
-    task: list[Any] = []
-
-    def on_start(total: int, done: int) -> None:
-        task.append(progress.add_task("", total=total, completed=done))
-
-    def on_progress(done: int, counts: dict) -> None:
-        desc = " ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        progress.update(task[0], completed=done, description=desc)
-
     try:
-        with progress:
-            report = run_campaign(cfg, on_progress, on_start)
+        with Progress() as progress:
+            tasks = CampaignTasks(progress, "diff")
+            report = run_campaign(cfg, *tasks.callbacks())
+            tasks.finish(report.counts)
     except BadArguments as e:
         _bad(str(e))
     if as_json:
@@ -156,6 +146,7 @@ def report_json(report: Any) -> dict:
         "cases": report.cases,
         "resumed": report.resumed,
         "counts": report.counts,
+        "byLoop": report.by_loop,
         "seconds": round(report.seconds, 2),
         "firstDisagreementAt": report.first_disagreement_at,
         "found": [
@@ -174,7 +165,10 @@ def print_report(report: Any, console: Any) -> None:
 
     h = report.hello or {}
     console.print(f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
-                  f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s")
+                  f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s", markup=False, highlight=False)
+    if report.by_loop:
+        console.print("  by loop: " + "; ".join(f"{loop}: {' '.join(f'{k} {v}' for k, v in sorted(c.items()))}" for loop, c in sorted(report.by_loop.items())),
+                      markup=False, highlight=False)
     if report.found:
         t = Table(title="disagreements and problems (each shrunk)")
         for c in ("signature", "cases", "first difference", "shrunk to", "vector"):

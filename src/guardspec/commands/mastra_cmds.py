@@ -25,43 +25,76 @@ def _adapter_or_exit() -> None:
 
 @click.command("mastra-diff")
 @click.option("--ops", "ops", type=click.IntRange(min=0), default=2000, show_default=True, help="MessageList op sequences.")
-@click.option("--scenarios", type=click.IntRange(min=0), default=200, show_default=True, help="Raw scenarios (three loops).")
+@click.option("--scenarios", type=click.IntRange(min=0), default=300, show_default=True, help="Raw scenarios (the diff generators, three loops).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="vectors/mastra", show_default=True, help="Where disagreement vectors go.")
-@click.option("--no-save", is_flag=True, help="Do not write vectors.")
-@click.option("--loop", "loops", multiple=True, type=click.Choice(["generate", "stream", "durable"]), help="Restrict raw scenarios to these loops.")
+@click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Adapter processes for the raw scenarios.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Results (ops/ and raw/: results.jsonl) and shrunk vectors go here.")
+@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Time for shrinking one disagreement.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def mastra_diff_cmd(ops: int, scenarios: int, seed: int, out_dir: str, no_save: bool, loops: tuple[str, ...], as_json: bool) -> None:
-    """The model against real Mastra: op sequences and raw scenarios, field by field."""
+def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str | None, shrink_seconds: float, as_json: bool) -> None:
+    """The model against real Mastra: op sequences, and raw scenarios through the diff harness."""
+    from rich.console import Console
+
+    from guardspec.conformance.campaign import BadArguments
     from guardspec.mastra_diff import run_diff
-    from guardspec.model.scenario import Loop
+    from guardspec.progress import Progress
 
     _adapter_or_exit()
-    loop_t = tuple(Loop(x) for x in loops) or (Loop.GENERATE, Loop.STREAM, Loop.DURABLE)
-    report = run_diff(ops=ops, scenarios=scenarios, seed=seed, out_dir=None if no_save else Path(out_dir), loops=loop_t)
+    try:
+        with Progress() as progress:
+            report = run_diff(ops=ops, scenarios=scenarios, seed=seed, out=Path(out_dir) if out_dir else None, jobs=jobs,
+                              progress=progress, shrink_seconds=shrink_seconds)
+    except BadArguments as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "ops": report.ops_run,
-                    "raw": report.raw_run,
-                    "rawByLoop": report.raw_by_loop,
-                    "seconds": round(report.seconds, 2),
-                    "adapterErrors": report.errored,
-                    "disagreements": [{"signature": d.signature, "vector": d.path, "differences": d.differences} for d in report.disagreements],
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
     else:
-        click.echo(report.summary())
-    sys.exit(0 if report.ok and not report.errored else 1)
+        print_report(report, Console())
+    sys.exit(0 if report.ok else 1)
+
+
+def report_json(report: Any) -> dict:
+    from guardspec.commands.conformance_cmds import report_json as raw_json
+
+    o = report.ops
+    return {
+        "ops": {"cases": o.cases, "counts": o.counts, "seconds": round(o.seconds, 2),
+                "found": [{"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "ops": f.messages, "tried": f.tried}
+                          for f in o.found.values()],
+                "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]]},
+        "raw": raw_json(report.raw) if report.raw else None,
+        "seconds": round(report.seconds, 2),
+    }
+
+
+def print_report(report: Any, console: Any) -> None:
+    from rich.table import Table
+
+    from guardspec.commands.conformance_cmds import print_report as print_raw
+
+    o = report.ops
+    console.print(f"op sequences: {o.cases} cases, {' '.join(f'{k} {v}' for k, v in sorted(o.counts.items())) or 'none'}, {o.seconds:.1f} s",
+                  markup=False, highlight=False)
+    if o.found:
+        t = Table(title="op-sequence disagreements and problems (each shrunk)")
+        for c in ("signature", "cases", "first difference", "shrunk to", "vector"):
+            t.add_column(c, overflow="fold")
+        for f in o.found.values():
+            t.add_row(f.signature, str(f.count), f.line, f"{f.messages} ops" if f.messages is not None else "-", f.vector or "-")
+        console.print(t)
+    for i in o.incidents[:10]:
+        console.print(f"  adapter {i.kind}: {i.detail}", markup=False, highlight=False)
+    if report.raw is not None:
+        console.print("raw scenarios: ", end="")
+        print_raw(report.raw, console)
+    console.print(f"mastra-diff: {'no disagreement' if report.ok else 'DISAGREEMENTS'}, {report.seconds:.1f} s", markup=False, highlight=False)
 
 
 @click.command("mastra-replay")
 @click.argument("vector", type=click.Path(dir_okay=False))
 def mastra_replay_cmd(vector: str) -> None:
-    """Re-run one saved vector (vectors/mastra/*.json) on both sides."""
+    """Re-run one saved op-sequence vector (mastra-diff's ops/vectors/*.json) on both sides."""
     from guardspec.mastra_diff import main
 
     if not Path(vector).is_file():
@@ -77,7 +110,7 @@ def mastra_replay_cmd(vector: str) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 def mastra_bench_cmd(ops: int, scenarios: int, seed: int) -> None:
     """Speed of the model vs real Mastra on the same inputs, in this run."""
-    from guardspec.mastra_diff import bench_mastra
+    from guardspec.mastra_bench import bench_mastra
 
     _adapter_or_exit()
     click.echo(json.dumps(bench_mastra(ops, scenarios, seed), indent=2))
@@ -90,13 +123,15 @@ def verify_section(console: Any) -> bool:
     """``guardspec verify``: a short differential run (skipped when Node/Mastra are absent)."""
     from guardspec.mastra_client import adapter_available
     from guardspec.mastra_diff import run_diff
+    from guardspec.progress import Progress
 
     if not adapter_available():
         console.print("real Mastra not available (node, npm ci in adapters/mastra): skipped")
         return True
-    report = run_diff(ops=300, scenarios=45, seed=0, out_dir=None)
-    console.print(report.summary())
-    return report.ok and not report.errored
+    with Progress() as progress:
+        report = run_diff(ops=300, scenarios=45, seed=0, progress=progress)
+    print_report(report, console)
+    return report.ok
 
 
 def bench_section(console: Any, seconds: float) -> None:
@@ -104,7 +139,7 @@ def bench_section(console: Any, seconds: float) -> None:
     from rich.table import Table
 
     from guardspec.mastra_client import adapter_available
-    from guardspec.mastra_diff import bench_mastra
+    from guardspec.mastra_bench import bench_mastra
 
     if not adapter_available():
         console.print("real Mastra: the adapter is not installed (make setup)")

@@ -43,34 +43,34 @@ class BadArguments(ValueError):
 
 def generate_scenarios(seed: int, n: int) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n)."""
+    from guardspec.properties.strategies import mixed_swarms, scenarios
+
+    return draw_distinct(scenarios(mixed_swarms(max_calls=1)), seed, n, codec.scenario_to_json)
+
+
+def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any]) -> list:
+    """``n`` distinct JSON values drawn from a Hypothesis strategy, the same for the same
+    (seed, n): the one way every campaign (diff, mastra-diff's op sequences) draws its cases.
+    Hypothesis draws some values twice: each case is a new one."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from guardspec.properties.strategies import mixed_swarms, scenarios
-
-    out: list[dict] = []
+    out: list = []
     seen: set[str] = set()
 
     def round_(r: int, k: int) -> None:
         @hseed(seed if r == 0 else seed * 1000 + r)
-        @settings(
-            max_examples=k,
-            database=None,
-            deadline=None,
-            derandomize=False,
-            phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
-            print_blob=False,
-        )
-        @given(scenarios(mixed_swarms(max_calls=1)))
-        def collect(s: Any) -> None:
+        @settings(max_examples=k, database=None, deadline=None, derandomize=False, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck), print_blob=False)
+        @given(strategy)
+        def collect(x: Any) -> None:
             if len(out) >= n:
                 return
-            sj = json.loads(json.dumps(codec.scenario_to_json(s)))
-            h = scenario_hash(sj)
-            if h not in seen:  # Hypothesis draws some scenarios twice: each case is a new one
+            j = json.loads(json.dumps(to_json(x)))
+            h = scenario_hash(j)
+            if h not in seen:
                 seen.add(h)
-                out.append(sj)
+                out.append(j)
 
         collect()
 
@@ -174,6 +174,7 @@ class Report:
     config: Config
     hello: dict | None = None
     counts: dict = field(factory=dict)
+    by_loop: dict = field(factory=dict)  # loop -> {status: count}
     found: dict = field(factory=dict)  # signature -> Found
     problems: list = field(factory=list)  # records of problem cases
     model_errors: list = field(factory=list)  # cases the reference itself failed on: not judged
@@ -254,8 +255,10 @@ def _modes(cfg: Config, hello: dict) -> tuple[str, ...]:
     return tuple(cfg.modes)
 
 
-def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = None, on_start: Callable[[int, int], None] | None = None) -> Report:
-    """Run the campaign. ``on_start(total, already_done)``, then ``progress(done, counts)``."""
+def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = None, on_start: Callable[[int, int], None] | None = None,
+                 on_shrink: Callable[[int, int, str], None] | None = None) -> Report:
+    """Run the campaign. ``on_start(total, already_done)``, then ``progress(done, counts)``;
+    ``on_shrink(done, total, signature)`` before each shrink and once after the last."""
     t0 = time.perf_counter()
     report = Report(cfg)
     probe = Impl(cfg.impl, timeout=cfg.timeout, window=cfg.window)
@@ -343,7 +346,7 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
     report.cases = len(records)
     _collect(report, records, scenarios)
     if cfg.shrink:
-        _shrink_all(report, scenarios, hello, writer, shrunk_before)
+        _shrink_all(report, scenarios, hello, writer, shrunk_before, on_shrink)
     writer.close()
     report.seconds = time.perf_counter() - t0
     return report
@@ -351,6 +354,8 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
 
 def _collect(report: Report, records: list[dict], scenarios: list[dict]) -> None:
     for rec in sorted(records, key=lambda r: (r["case"], r["mode"])):
+        per = report.by_loop.setdefault(rec.get("loop", "generate"), {})
+        per[rec["status"]] = per.get(rec["status"], 0) + 1
         if rec["status"] == "model-error":
             report.model_errors.append(rec)
         if rec["status"] not in ("disagree", "problem"):
@@ -369,9 +374,12 @@ def _collect(report: Report, records: list[dict], scenarios: list[dict]) -> None
                       else f"{rec['problem']['path']}: {rec['problem']['expected']}"[:200])
 
 
-def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: _Writer, before: dict) -> None:
+def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: _Writer, before: dict,
+                on_shrink: Callable[[int, int, str], None] | None = None) -> None:
     cfg = report.config
-    for sig, f in report.found.items():
+    for k, (sig, f) in enumerate(report.found.items()):
+        if on_shrink:
+            on_shrink(k, len(report.found), sig)
         if sig in before:
             b = before[sig]
             f.vector, f.explain, f.messages, f.processors, f.tried = b.get("vector"), b.get("explain"), b.get("messages"), b.get("processors"), b.get("tried", 0)
@@ -397,6 +405,8 @@ def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: _Wri
             f.vector, f.explain = write_vector(cfg.out / "vectors", small, mode, sig, mo, ans, v, cfg, rec)
         writer.write({"type": "shrunk", "signature": sig, "case": rec["case"], "mode": mode, "vector": f.vector, "explain": f.explain,
                       "messages": f.messages, "processors": f.processors, "tried": tried})
+    if on_shrink and report.found:
+        on_shrink(len(report.found), len(report.found), "")
 
 
 def run_one(sj: dict, mode: str, impl: Impl, cfg: Config) -> tuple[Verdict, dict, Answer] | None:
@@ -479,7 +489,8 @@ def write_vector(out: Path, sj: dict, mode: str, sig: str, model_obs: dict, ans:
     }
     vpath = out / f"{stem}.json"
     vpath.write_text(json.dumps(vec, indent=2, ensure_ascii=False) + "\n")
-    header = [f"disagreement {sig} — {cfg.impl}", f"replay: guardspec vectors check --impl {json.dumps(cfg.impl)} {vpath}"]
+    opts = f" --mode {mode}" + (f" --normalise {cfg.comparison.normalise}" if cfg.comparison.normalise != "ids" else "")
+    header = [f"disagreement {sig} — {cfg.impl}", f"replay: guardspec vectors check --impl {json.dumps(cfg.impl)}{opts} {vpath}"]
     header += ["  " + d.line() for d in v.differences] or ["  " + v.line()]
     header.append("")
     header.append("model's trace:")
@@ -488,4 +499,4 @@ def write_vector(out: Path, sj: dict, mode: str, sig: str, model_obs: dict, ans:
     return str(vpath), str(tpath)
 
 
-__all__ = ["Config", "Report", "Found", "BadArguments", "run_campaign", "generate_scenarios", "load_known", "RESULTS"]
+__all__ = ["Config", "Report", "Found", "BadArguments", "run_campaign", "generate_scenarios", "draw_distinct", "load_known", "RESULTS"]
