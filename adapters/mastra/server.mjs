@@ -3,13 +3,13 @@
 // Protocol: docs/protocol-mastra-ops.md. Logs go to stderr (lib/stdio.mjs is imported first).
 import { writeLine } from './lib/stdio.mjs';
 
-import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const { ProtocolError, describe, isPlainObject } = await import('./lib/protocol-error.mjs');
 const { validateOpsRequest, runOps, reportState } = await import('./lib/ops.mjs');
 const { runScenario } = await import('./lib/run.mjs');
+const { serveLines } = await import('./lib/serve.mjs');
 
 const require = createRequire(import.meta.url);
 const MASTRA_VERSION = JSON.parse(readFileSync(require.resolve('@mastra/core/package.json'), 'utf8')).version;
@@ -84,30 +84,4 @@ async function handle(line) {
   }
 }
 
-// Requests are answered one at a time, in order (a run is asynchronous).
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-let chain = Promise.resolve();
-let stopping = false;
-rl.on('line', line => {
-  if (line.trim() === '' || stopping) return;
-  chain = chain.then(async () => {
-    if (stopping) return;
-    const { reply, stop } = await handle(line);
-    try {
-      writeLine(reply);
-    } catch (err) {
-      writeLine({ id: reply.id ?? null, status: 'errored', detail: `$: reply not serialisable: ${err.message}` });
-    }
-    if (stop) {
-      stopping = true;
-      rl.close();
-      process.exit(0);
-    }
-  });
-});
-rl.on('close', () => {
-  chain.then(() => process.exit(process.exitCode ?? 0));
-});
-// A rejected promise or a stray exception inside Mastra must not kill the server.
-process.on('unhandledRejection', err => process.stderr.write(`unhandled rejection: ${err?.stack ?? err}\n`));
-process.on('uncaughtException', err => process.stderr.write(`uncaught exception: ${err?.stack ?? err}\n`));
+serveLines(handle, writeLine);

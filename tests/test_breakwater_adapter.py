@@ -1,0 +1,120 @@
+"""adapters/breakwater: protocol v1 over a Breakwater build named by BREAKWATER_MODULE.
+
+Without a build the adapter exits 2 saying what it needs, and the tests that need one skip with
+that reason. With ``BREAKWATER_MODULE=/path/to/breakwater.mjs`` they run Breakwater for real.
+Expected values are Breakwater 0.17.0's texts (G3 reasons, the policy engine's denial reason),
+derived from its source, never from this adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from guardspec.mastra_client import adapter_available, repo_root
+
+SERVER = str(repo_root() / "adapters" / "breakwater" / "server.mjs")
+MODULE = os.environ.get("BREAKWATER_MODULE")
+NEEDS_BUILD = "no Breakwater build named: set BREAKWATER_MODULE=/path/to/breakwater.mjs to run Breakwater"
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+needs_build = pytest.mark.skipif(not MODULE or not adapter_available(), reason=NEEDS_BUILD)
+
+ACTOR = {"id": "ada", "role": "operator", "kind": "human"}
+USER = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hello there"}]}
+
+
+def _session(requests: list[dict], env: dict[str, str] | None = None) -> tuple[int, list[dict], str]:
+    lines = "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate(requests))
+    proc = subprocess.run(
+        ["node", SERVER], input=lines, capture_output=True, text=True, timeout=120, env=env or dict(os.environ)
+    )
+    replies = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    return proc.returncode, replies, proc.stderr
+
+
+def _run(scenario: dict) -> dict:
+    code, replies, err = _session([{"kind": "hello"}, {"kind": "run", "mode": "guarded", "scenario": scenario}, {"kind": "stop"}])
+    assert code == 0, err
+    assert replies[1]["status"] == "ok", replies[1]
+    return replies[1]
+
+
+def _scenario(loop: str = "generate", actor: dict | None = ACTOR, **agent: object) -> dict:
+    return {
+        "guardspec": 1,
+        "agent": {"allowedRoles": ["operator"], **agent},
+        "call": {"loop": loop, "messages": [USER], "actor": actor},
+    }
+
+
+@needs_node
+def test_without_a_build_it_exits_2_naming_what_it_needs() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BREAKWATER_MODULE"}
+    code, replies, err = _session([{"kind": "hello"}], env)
+    assert code == 2 and replies == []
+    assert "BREAKWATER_MODULE" in err and "createGuardedAgent" in err
+
+
+@needs_node
+def test_a_build_that_does_not_exist_exits_2(tmp_path) -> None:
+    env = {**os.environ, "BREAKWATER_MODULE": str(tmp_path / "missing.mjs")}
+    code, _, err = _session([{"kind": "hello"}], env)
+    assert code == 2 and "no such file" in err
+
+
+@needs_build
+def test_hello_declares_guarded_mode_and_its_fields() -> None:
+    code, replies, err = _session([{"kind": "hello"}, {"kind": "stop"}])
+    assert code == 0, err
+    hello = replies[0]
+    assert hello["protocol"] == 1 and hello["implementation"] == "breakwater"
+    assert hello["modes"] == ["guarded"]
+    assert "read" in hello["fields"]["guarded"]["generate"] and "list" not in hello["fields"]["guarded"]["durable"]
+
+
+@needs_build
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_an_allowed_actor_is_answered_after_one_authorize_event(loop: str) -> None:
+    reply = _run(_scenario(loop))
+    obs = reply["observation"]
+    assert obs["outcome"] == {"kind": "answered"}
+    first = obs["audit"][0]
+    assert (first["action"], first["decision"], first["actor"]) == ("agent.input.authorize", "allowed", ACTOR)
+    assert len(obs["prompts"]) == 1
+
+
+@needs_build
+def test_a_role_outside_the_allowlist_is_refused_by_the_direct_gate_on_generate() -> None:
+    reply = _run(_scenario(actor={"id": "vic", "role": "viewer", "kind": "human"}))
+    outcome = reply["observation"]["outcome"]
+    reason = "role 'viewer' is not in allowed roles [operator]"
+    assert outcome == {
+        "kind": "refused",
+        "reason": reason,
+        "processorId": "breakwater-rbac",
+        "thrown": f"GuardedAgent authorization denied: {reason}",
+    }
+    assert reply["observation"]["prompts"] == []
+
+
+@needs_build
+def test_a_deny_pattern_in_the_input_refuses_and_shows_what_was_read() -> None:
+    scenario = _scenario(policies=[{"kind": "denyPatterns", "name": "no-hello", "patterns": ["hello"]}])
+    reply = _run(scenario)
+    obs = reply["observation"]
+    assert obs["outcome"] == {"kind": "refused", "reason": "policy 'no-hello' denied the input", "processorId": "breakwater-policy-engine"}
+    assert "hello there" in obs["read"]
+    assert "read" in reply["fields"]
+    denied = obs["audit"][-1]
+    assert (denied["action"], denied["decision"], denied["detail"]["policy"]) == ("agent.input.policy", "denied", "no-hello")
+
+
+@needs_build
+def test_an_unknown_role_in_the_allowlist_is_a_type_error_at_construction() -> None:
+    reply = _run({"guardspec": 1, "agent": {"allowedRoles": ["user"]}, "call": {"messages": [USER], "actor": ACTOR}})
+    assert reply["observation"]["outcome"]["kind"] == "failed"
+    assert reply["observation"]["outcome"]["error"].startswith("TypeError")
