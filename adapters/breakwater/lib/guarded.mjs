@@ -98,7 +98,14 @@ export async function runGuarded(req, bw) {
   const loop = call.loop;
   const ctx = newValueContext();
   const model = modelFor(call);
-  const { storage, memory } = await seededMemory(scenario, ctx, agentSpec.memory?.generateTitle === true);
+  let seeded;
+  try {
+    seeded = await seededMemory(scenario, ctx, agentSpec.memory?.generateTitle === true);
+  } catch (err) {
+    // e.g. a stored message holding a throwing getter: no Mastra store can hold it
+    return { status: 'skipped', reason: `the scenario's threads cannot be saved to Mastra's InMemoryStore (${err?.message ?? err})` };
+  }
+  const { storage, memory } = seeded;
 
   const events = [];
   const reads = [];
