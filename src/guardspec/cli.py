@@ -154,15 +154,27 @@ def verify_cmd(examples_dir: str) -> None:
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
 def bench_cmd(seconds: float, examples_dir: str) -> None:
     """Interpreter calls per second on the examples and on generated scenarios."""
-    from .bench import example_scenarios, interpreter_rows, memory_rows
+    from .progress import Progress
 
     console = Console()
+    sections = _sections("bench_section")
+    with Progress() as progress:
+        task = progress.task("bench", total=2 + len(sections))
+        _bench(console, seconds, examples_dir, sections, task)
+        task.done()
+
+
+def _bench(console: Console, seconds: float, examples_dir: str, sections: list, task: Any) -> None:
+    from .bench import example_scenarios, interpreter_rows, memory_rows
+
     root = Path(examples_dir)
     examples = example_scenarios(root) if root.is_dir() else []
     table = Table(title="interpreter speed (one core, measured in this run)")
     for col in ("inputs", "mode", "calls/s"):
         table.add_column(col)
+    task.update(info="interpreter speed")
     rows = interpreter_rows(examples, seconds)
+    task.advance(info="memory")
     for name, mode, r in rows:
         table.add_row(name, mode, f"{r:,.0f}")
     console.print(table)
@@ -171,12 +183,15 @@ def bench_cmd(seconds: float, examples_dir: str) -> None:
     for n in guarded:
         console.print(f"{n}: guarded/raw speed ratio {guarded[n] / raw[n]:.2f}")
     mem = dict(memory_rows())
+    task.advance()
     console.print(
         f"memory: median peak of one generated call {mem['guarded']:.0f} KiB guarded, {mem['raw']:.0f} KiB raw "
         f"(guarded/raw {mem['guarded'] / mem['raw']:.2f})"
     )
-    for _, section in _sections("bench_section"):
+    for name, section in sections:
+        task.update(info=name)
         section(console, seconds)
+        task.advance()
 
 
 @main.command("clauses")

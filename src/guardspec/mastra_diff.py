@@ -34,7 +34,8 @@ from .conformance.impl import Impl
 from .conformance.shrink import shrink, size
 from .mastra_client import default_command, repo_root
 from .progress import CampaignTasks, counts_text
-from .mastra_ops import judge_ops, model_ops_observation, op_sequences, ops_request, ops_to_wire
+from .conformance.census import census_of
+from .mastra_ops import OPS_SHAPES, judge_ops, model_ops_observation, op_sequences, ops_request, ops_shapes, ops_to_wire
 
 OPS_STRATEGY = "mastra_ops.op_sequences(), distinct"
 MASTRA_COMPARISON = Comparison(normalise="mastra")
@@ -59,6 +60,7 @@ class OpsReport:
     found: dict = field(factory=dict)  # signature -> Found
     incidents: list = field(factory=list)
     seconds: float = 0.0
+    census: Any = None  # census.Census of the op sequences
 
     @property
     def ok(self) -> bool:
@@ -77,6 +79,7 @@ def run_ops(n: int, seed: int, impl_cmd: str, known: list, out: Path | None, tic
     t0 = time.perf_counter()
     rep = OpsReport()
     seqs = generate_op_sequences(seed, n)
+    rep.census = census_of(seqs, OPS_SHAPES, ops_shapes)
     writer = _Writer(out / "results.jsonl" if out else None)
     writer.write({"type": "campaign", "guardspec": 1, "kind": "mastra-ops", "seed": seed, "examples": n, "strategy": OPS_STRATEGY, "impl": impl_cmd})
     records: list[dict] = []

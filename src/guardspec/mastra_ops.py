@@ -376,3 +376,40 @@ def judge_ops(wire: list[dict], model: dict, answer: Answer) -> Verdict:
     if not diffs:
         return Verdict("agree", fields=("results", "state"))
     return Verdict("disagree", f"ops:{diffs[0].field}", differences=tuple(diffs), fields=("results", "state"))
+
+
+# ==== census ====================================================================================
+
+OPS_SHAPES = {
+    "op": tuple(sorted(OP_KINDS)),
+    "source": tuple(s.value for s in SOURCE_ORDER),
+    "added message": ("user", "assistant", "tool call", "tool result", "another thread", "a string", "a reference"),
+    "system message": ("string", "object"),
+}
+"""The shapes of op sequences (issue 10 point 3): the ops protocol's op kinds and sources."""
+
+
+def ops_shapes(wire: list[dict]) -> set[tuple[str, str]]:
+    """The (category, shape) pairs one op sequence (wire JSON) has."""
+    out: set[tuple[str, str]] = set()
+    for op in wire:
+        out.add(("op", op.get("op", "?")))
+        if "source" in op:
+            out.add(("source", op["source"]))
+        msgs = op.get("messages")
+        if op.get("op") == "add":
+            if isinstance(msgs, str):
+                out.add(("added message", "a string"))
+            elif isinstance(msgs, dict):
+                out.add(("added message", "a reference"))
+            for m in msgs if isinstance(msgs, list) else ():
+                parts = (m.get("content") or {}).get("parts") or []
+                tools = [p["toolInvocation"].get("state") for p in parts if p.get("type") == "tool-invocation"]
+                out.add(("added message", "another thread" if m.get("threadId") not in (None, THREAD) else
+                         "tool result" if "result" in tools else "tool call" if tools else m.get("role", "?")))
+        if op.get("op") == "addSystem":
+            out.add(("system message", "string" if isinstance(op.get("message"), str) else "object"))
+        if op.get("op") == "replaceAllSystemMessages":
+            for m in msgs or ():
+                out.add(("system message", "string" if isinstance(m, str) else "object"))
+    return out

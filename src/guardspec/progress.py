@@ -82,7 +82,7 @@ class Progress:
         if enabled and is_tty:
             self._rich = RichProgress(
                 TextColumn("[bold]{task.description}[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(file=self.stream), transient=False,
+                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(file=self.stream, force_terminal=True), transient=False,
             )
         elif enabled:
             self._plain = self.stream

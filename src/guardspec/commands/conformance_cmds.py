@@ -157,10 +157,12 @@ def report_json(report: Any) -> dict:
         "problems": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.problems[:200]],
         "modelErrors": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.model_errors[:200]],
         "incidents": [{"kind": i.kind, "detail": i.detail} for i in report.incidents[:50]],
+        "census": report.census.to_json() if report.census else None,
     }
 
 
-def print_report(report: Any, console: Any) -> None:
+def print_report(report: Any, console: Any, census: bool = True) -> None:
+    """The campaign's summary, its disagreements, and (``census``) its shape census last."""
     from rich.table import Table
 
     h = report.hello or {}
@@ -187,6 +189,8 @@ def print_report(report: Any, console: Any) -> None:
         console.print(f"[yellow]{len(report.model_errors)} cases not judged: the reference itself failed on them "
                       f"(first: case {r['case']} {r['mode']}: {(r.get('problem') or {}).get('expected', '')[:160]})[/yellow]",
                       markup=True, highlight=False)
+    if census and report.census is not None:
+        console.print(report.census.table("shape census of the scenarios"))
 
 
 @click.group("vectors")

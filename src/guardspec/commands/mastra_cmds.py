@@ -62,7 +62,8 @@ def report_json(report: Any) -> dict:
         "ops": {"cases": o.cases, "counts": o.counts, "seconds": round(o.seconds, 2),
                 "found": [{"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "ops": f.messages, "tried": f.tried}
                           for f in o.found.values()],
-                "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]]},
+                "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]],
+                "census": o.census.to_json() if o.census else None},
         "raw": raw_json(report.raw) if report.raw else None,
         "seconds": round(report.seconds, 2),
     }
@@ -87,7 +88,11 @@ def print_report(report: Any, console: Any) -> None:
         console.print(f"  adapter {i.kind}: {i.detail}", markup=False, highlight=False)
     if report.raw is not None:
         console.print("raw scenarios: ", end="")
-        print_raw(report.raw, console)
+        print_raw(report.raw, console, census=False)
+    if o.census is not None and o.cases:
+        console.print(o.census.table("shape census of the op sequences"))
+    if report.raw is not None and report.raw.census is not None:
+        console.print(report.raw.census.table("shape census of the raw scenarios"))
     console.print(f"mastra-diff: {'no disagreement' if report.ok else 'DISAGREEMENTS'}, {report.seconds:.1f} s", markup=False, highlight=False)
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from guardspec.progress import Progress
 
 
 @click.command("mutants")
@@ -40,11 +41,16 @@ def mutants(list_only: bool, budget: int | None, only: tuple[str, ...]) -> None:
     for col in ("mutant", "clause", "killed by", "examples"):
         table.add_column(col)
     survivors = 0
-    for name in names:
-        v = kill(name, budget)
-        if v.killed_by is None:
-            survivors += 1
-        table.add_row(v.mutant, v.clause, v.killed_by or "[red]SURVIVED[/red]", str(v.examples))
+    with Progress() as progress:
+        task = progress.task("mutants", total=len(names))
+        for name in names:
+            task.update(info=name)
+            v = kill(name, budget)
+            if v.killed_by is None:
+                survivors += 1
+            table.add_row(v.mutant, v.clause, v.killed_by or "[red]SURVIVED[/red]", str(v.examples))
+            task.advance(info=f"{name}: {'killed' if v.killed_by else 'SURVIVED'}")
+        task.done(f"{len(names) - survivors} killed")
     console.print(table)
     console.print(f"{len(names) - survivors}/{len(names)} killed")
     sys.exit(1 if survivors else 0)
@@ -66,6 +72,8 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
     from guardspec.properties import settings as profiles
     from guardspec.properties.harness import run_sequence
     from guardspec.properties.report import describe, save_vector
+    from guardspec.conformance.census import Census
+    from guardspec.model import codec
     from guardspec.properties.strategies import battery, call_sequences
 
     if profile:
@@ -77,8 +85,9 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
     stats = {"examples": 0, "calls": 0}
     failure: list = []
     t0 = time.perf_counter()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
-        task = progress.add_task(f"explore ({name}, {mode})", total=per * len(runs))
+    census = Census()
+    with Progress() as progress:
+        task = progress.task(f"explore ({name}, {mode})", total=per * len(runs))
         for label, strat in runs:
 
             @settings(max_examples=per, phases=[Phase.generate], database=None, deadline=None, suppress_health_check=list(HealthCheck))
@@ -87,7 +96,9 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
                 execs, found = run_sequence(seq, mode)
                 stats["examples"] += 1
                 stats["calls"] += len(execs)
-                progress.advance(task)
+                for e in execs:
+                    census.add(codec.scenario_to_json(e.scenario))
+                task.advance(info=f"{label}: {stats['calls']} calls")
                 if found:
                     if not failure:
                         failure.append((seq, execs, found))
@@ -101,6 +112,7 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
                 pass
             if failure:
                 break
+        task.done(f"{stats['examples']} sequences, {stats['calls']} calls")
     dt = time.perf_counter() - t0
     summary = Table(title="explore")
     summary.add_column("figure")
@@ -111,6 +123,7 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
     summary.add_row("examples/s", f"{stats['examples'] / dt:.0f}")
     summary.add_row("calls/s", f"{stats['calls'] / dt:.0f}")
     console.print(summary)
+    console.print(census.table("shape census of the calls' scenarios"))
     if failure:
         seq, execs, found = failure[0]
         console.print(describe(execs[-1], found), markup=False, highlight=False)

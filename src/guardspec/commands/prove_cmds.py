@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
+
+from guardspec.progress import Progress
 
 from guardspec.properties.symbolic.claims import CLAIMS
 from guardspec.properties.symbolic.exhaustive import bench_proofs, enumerate_scope, verdicts_agree
@@ -82,7 +85,14 @@ def prove(n: int, k: int, j: int, timeout: float, mode: str, names: tuple[str, .
     start = time.perf_counter()
     sat = assumptions_satisfiable(scope, mode)
     console.print(f"scope: {scope} (about {count_choices(scope):.1e} calls); mode {mode}; assumptions alone: {sat}")
-    verdicts = prove_scope(scope, mode, asked, timeout)
+    verdicts = []
+    with Progress() as progress:
+        task = progress.task(f"prove ({mode})", total=len(asked))
+        for name in asked:  # one claim at a time, so that a larger bound shows where it is
+            task.update(info=name)
+            verdicts += prove_scope(scope, mode, [name], timeout)
+            task.advance(info=f"{name}: {verdicts[-1].status}")
+        task.done()
     console.print(_verdict_table(verdicts, f"guardspec prove ({mode})"))
     own = {c for v in verdicts for c in CLAIMS[v.name].clauses}
     console.print("the encoding relies on: " + " ".join(c for c in dict.fromkeys(x for v in verdicts for x in v.clauses) if c not in own))
@@ -108,27 +118,36 @@ def _mutant_table(console: Console, scope: Scope, timeout: float) -> None:
     t = Table(title="semantic mutants (guarded)")
     for col in ("mutant", "clause", "refuted by", "replayed under the mutant", "s"):
         t.add_column(col)
-    for name, m in MUTANTS.items():
-        if name in OUT_OF_SCOPE:
-            t.add_row(name, m.clause, "[dim]outside the scope[/dim]", OUT_OF_SCOPE[name], "")
-            continue
-        if name not in MUTANT_SWITCHES:
-            t.add_row(name, m.clause, "[yellow]not encoded[/yellow]", "", "")
-            continue
-        start = time.perf_counter()
-        try:
-            v = refute_mutant(name, scope, timeout)
-        except Exception as e:  # a mutant whose patch no longer fits the reference
-            t.add_row(name, m.clause, "[red]mutant cannot run[/red]", f"{type(e).__name__}: {e}"[:120], "")
-            continue
-        took = f"{time.perf_counter() - start:.2f}"
-        if v is None:
-            t.add_row(name, m.clause, "[yellow]survives the scope[/yellow]", SURVIVORS.get(name, ""), took)
-        elif v.replayed:
-            t.add_row(name, m.clause, v.name, v.under_mutant[0][:120], took)
-        else:
-            t.add_row(name, m.clause, v.name, f"[red]NOT replayed[/red] (under mutant {len(v.under_mutant)}, without {len(v.without)})", took)
+    with Progress() as progress:
+        task = progress.task("prove mutants", total=len(MUTANTS))
+        for name, m in MUTANTS.items():
+            task.update(info=name)
+            _mutant_row(t, name, m, scope, timeout)
+            task.advance()
+        task.done()
     console.print(t)
+
+
+def _mutant_row(t: Table, name: str, m: Any, scope: Scope, timeout: float) -> None:
+    if name in OUT_OF_SCOPE:
+        t.add_row(name, m.clause, "[dim]outside the scope[/dim]", OUT_OF_SCOPE[name], "")
+        return
+    if name not in MUTANT_SWITCHES:
+        t.add_row(name, m.clause, "[yellow]not encoded[/yellow]", "", "")
+        return
+    start = time.perf_counter()
+    try:
+        v = refute_mutant(name, scope, timeout)
+    except Exception as e:  # a mutant whose patch no longer fits the reference
+        t.add_row(name, m.clause, "[red]mutant cannot run[/red]", f"{type(e).__name__}: {e}"[:120], "")
+        return
+    took = f"{time.perf_counter() - start:.2f}"
+    if v is None:
+        t.add_row(name, m.clause, "[yellow]survives the scope[/yellow]", SURVIVORS.get(name, ""), took)
+    elif v.replayed:
+        t.add_row(name, m.clause, v.name, v.under_mutant[0][:120], took)
+    else:
+        t.add_row(name, m.clause, v.name, f"[red]NOT replayed[/red] (under mutant {len(v.under_mutant)}, without {len(v.without)})", took)
 
 
 def _enumeration(console: Console, scope: Scope, mode: str) -> None:

@@ -23,6 +23,7 @@ from attrs import define, field
 
 from guardspec.model import codec
 
+from .census import census_of
 from .cases import loop_of, Verdict, judge, message_count, model_observation, processor_count, scenario_hash
 from .compare import Comparison
 from .impl import Answer, Impl, StartFailed
@@ -183,6 +184,7 @@ class Report:
     seconds: float = 0.0
     incidents: list = field(factory=list)
     first_disagreement_at: int | None = None  # 1-based example number
+    census: Any = None  # census.Census of the campaign's scenarios
 
     @property
     def ok(self) -> bool:
@@ -344,6 +346,7 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
             im.close()
     report.counts = counts
     report.cases = len(records)
+    report.census = census_of(scenarios)
     _collect(report, records, scenarios)
     if cfg.shrink:
         _shrink_all(report, scenarios, hello, writer, shrunk_before, on_shrink)

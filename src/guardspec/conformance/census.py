@@ -1,0 +1,230 @@
+"""The shape census of a campaign (issue 10 point 3): how many of its scenarios had each shape.
+
+Every campaign (``diff``, ``mastra-diff``, ``explore``) ends with this table. The shapes a
+category can take are listed once, here, and derived from the scenario schema
+(model/schemas/scenario.schema.json) wherever the schema names them (part kinds, tool states,
+loops, processor steps and endings, mapping and policy kinds, memory), so a shape the model
+gains shows up at once, as a zero until the generators make it. The two categories the schema
+leaves open (system entry shapes and provider-option namespaces: any value is allowed there)
+are listed by hand below, from the clauses that treat them differently (M6, M8, M12, G10, G12).
+
+A scenario counts once per shape it has, wherever in the scenario the shape appears (caller
+messages, stored threads, context, processor steps and returns).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+from attrs import define, field
+
+# -- the shapes ---------------------------------------------------------------------------------
+
+SYSTEM_SHAPES = (
+    "string",  # M6: a plain string given to addSystem
+    "content: string",  # the AI SDK system message
+    "content: text parts",  # M6/G10: content as a list of text parts
+    "content: other value",  # M6: whatever else a processor may put there
+    "stored message with parts",  # M8: a DB-shaped message with role system
+    "stored message without content",  # M2/M8: role system, neither content nor parts
+)
+"""System entry shapes (M6, M8, G10): how a system entry is written, wherever it is written. A
+shape the model comes to treat apart (e.g. content in the stored format ``{format: 2, parts}``,
+issue 10 point 6) is added here with its model support."""
+
+PROVIDER_SHAPES = ("absent", "null", "not an object", "an object")
+"""providerOptions on parts and system messages (G10, G12): absent, null, a non-object value, an object."""
+
+NAMESPACES_READ: tuple[str, ...] = ()
+"""Provider-option namespaces the model reads by name (none yet: every object is read alike).
+Namespaces the generators make are listed in the census all the same, as seen but not named
+here; a namespace the model comes to read by name (issue 9 point 7, issue 10 point 3) is added
+here with its model support, and is then a zero until the generators make it."""
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    text = resources.files("guardspec.model").joinpath("schemas/scenario.schema.json").read_text()
+    return json.loads(text)["$defs"]
+
+
+def _required_keys(one_of: list) -> list[str]:
+    return [k for alt in one_of for k in alt.get("required", [])]
+
+
+@lru_cache(maxsize=1)
+def supported() -> dict[str, tuple[str, ...]]:
+    """Every category and the shapes the model supports in it, in table order."""
+    d = _schema()
+    ret = d["returnValue"]["oneOf"]
+    returns = tuple(ret[0]["enum"]) + tuple(_required_keys(ret[1:]))
+    endings = tuple(f"return {r}" if k == "return" else k for k in _required_keys(d["end"]["oneOf"]) for r in (returns if k == "return" else ("",)))
+    mapping = d["agent"]["properties"]["clientTools"]["items"]["properties"]["mapping"]["oneOf"][1]["properties"]["kind"]["enum"]
+    return {
+        "loop": tuple(d["call"]["properties"]["loop"]["enum"]),
+        "memory": ("off", "on", "on, generating titles"),
+        "memory binding": ("unbound", "bound"),
+        "caller message": ("string", "message", "nested array"),
+        "part kind": tuple(d["part"]["properties"]["type"]["enum"]),
+        "tool state": tuple(d["toolState"]["enum"]),
+        "provider options": PROVIDER_SHAPES,
+        "provider-option namespace": NAMESPACES_READ,
+        "system entry": SYSTEM_SHAPES,
+        "processor step": tuple(d["step"]["properties"]["op"]["enum"]),
+        "processor ending": endings,
+        "policy kind": tuple(d["policy"]["properties"]["kind"]["enum"]),
+        "mapping kind": ("none",) + tuple(mapping),
+    }
+
+
+# -- reading one scenario ----------------------------------------------------------------------------
+
+
+def _system_shape(e: Any) -> str | None:
+    if isinstance(e, str):
+        return "string"
+    if not isinstance(e, dict) or e.get("role") != "system":
+        return None
+    if "parts" in e:
+        return "stored message with parts" if isinstance(e["parts"], list) else "stored message without content"
+    c = e.get("content")
+    if isinstance(c, str):
+        return "content: string"
+    if isinstance(c, list):
+        return "content: text parts"
+    return "content: other value"
+
+
+def _provider_shapes(v: Any) -> list[tuple[str, str]]:
+    if v is None:
+        return [("provider options", "null")]
+    if isinstance(v, dict) and v.get("$undefined"):
+        return [("provider options", "absent")]
+    if not isinstance(v, dict) or set(v) & {"$function", "$symbol", "$bigint", "$number", "$getter", "$class"}:
+        return [("provider options", "not an object")]
+    props = v.get("$object", v)
+    return [("provider options", "an object")] + [("provider-option namespace", k) for k in props]
+
+
+def _walk(v: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
+    yield path, v
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from _walk(x, path + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from _walk(x, path + (i,))
+
+
+_SYSTEM_SLOTS = ("message", "messages", "append", "entries", "context")
+
+
+def shapes_of(sj: dict) -> set[tuple[str, str]]:
+    """The (category, shape) pairs one scenario (JSON) has."""
+    out: set[tuple[str, str]] = set()
+    agent = sj.get("agent") or {}
+    call = sj.get("call") or {}
+    out.add(("loop", call.get("loop", "generate")))
+    mem = agent.get("memory")
+    out.add(("memory", "off" if mem is None else "on, generating titles" if mem.get("generateTitle") else "on"))
+    out.add(("memory binding", "bound" if call.get("memory") else "unbound"))
+    for m in call.get("messages", []):
+        out.add(("caller message", "string" if isinstance(m, str) else "nested array" if isinstance(m, list) else "message"))
+        if isinstance(m, dict) and (s := _system_shape(m)):
+            out.add(("system entry", s))
+    for p in agent.get("policies", []):
+        out.add(("policy kind", p.get("kind", "?")))
+    tools = {}
+    for t in agent.get("clientTools", []):
+        tools[t.get("name")] = "none" if t.get("mapping") is None else t["mapping"].get("kind", "text")
+    for pr in agent.get("processors", []):
+        for st in pr.get("steps", []):
+            out.add(("processor step", st.get("op", "?")))
+        end = pr.get("end") or {"return": {"primitive": {"$undefined": True}}}
+        for k, r in end.items():
+            if k != "return":
+                out.add(("processor ending", k))
+            elif isinstance(r, str):
+                out.add(("processor ending", f"return {r}"))
+            elif isinstance(r, dict):
+                out.add(("processor ending", "return " + next(iter(r), "?")))
+    for path, v in _walk(sj):
+        if not isinstance(v, dict):
+            continue
+        t = v.get("type")
+        if path and isinstance(path[-1], int) and len(path) > 1 and path[-2] == "parts" and isinstance(t, str):
+            out.add(("part kind", t))
+            if t == "tool-invocation":
+                out.add(("tool state", v.get("state", "?")))
+                if v.get("toolName") in tools:
+                    out.add(("mapping kind", tools[v["toolName"]]))
+        if "providerOptions" in v:
+            out.update(_provider_shapes(v["providerOptions"]))
+        if path and (path[-1] in _SYSTEM_SLOTS or (isinstance(path[-1], int) and len(path) > 1 and path[-2] in _SYSTEM_SLOTS)):
+            s = _system_shape(v)
+            if s:
+                out.add(("system entry", s))
+    for path, v in _walk(agent.get("processors", [])):
+        if isinstance(v, str) and len(path) > 1 and path[-1] == "message":  # addSystem given a string
+            out.add(("system entry", "string"))
+    if not any(c == "provider options" for c, _ in out):
+        out.add(("provider options", "absent"))
+    return out
+
+
+# -- the census ---------------------------------------------------------------------------------------
+
+
+@define
+class Census:
+    """Scenario counts per (category, shape); ``scenarios`` in all."""
+
+    scenarios: int = 0
+    counts: dict = field(factory=dict)
+    shapes: Any = None  # the supported shapes (default ``supported()``)
+    reader: Any = None  # the shapes of one case (default ``shapes_of``)
+
+    def add(self, sj: Any) -> None:
+        self.scenarios += 1
+        for key in (self.reader or shapes_of)(sj):
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def rows(self) -> list[tuple[str, str, int, bool]]:
+        """(category, shape, scenarios, supported): every supported shape (zeros included), then
+        any shape seen that the list does not name."""
+        sup = self.shapes if self.shapes is not None else supported()
+        out = [(c, s, self.counts.get((c, s), 0), True) for c, shapes in sup.items() for s in shapes]
+        out += [(c, s, n, False) for (c, s), n in sorted(self.counts.items()) if s not in sup.get(c, ())]
+        return out
+
+    def zeros(self) -> list[tuple[str, str]]:
+        return [(c, s) for c, s, n, ok in self.rows() if ok and n == 0]
+
+    def to_json(self) -> dict:
+        return {"scenarios": self.scenarios, "shapes": [{"category": c, "shape": s, "scenarios": n, "supported": ok} for c, s, n, ok in self.rows()],
+                "zeros": [f"{c}: {s}" for c, s in self.zeros()]}
+
+    def table(self, title: str = "shape census") -> Any:
+        from rich.table import Table
+
+        t = Table(title=f"{title} ({self.scenarios} scenarios)")
+        for col in ("category", "shape", "scenarios"):
+            t.add_column(col, justify="right" if col == "scenarios" else "left")
+        last = None
+        for c, s, n, ok in self.rows():
+            shown = f"[red]{n}[/red]" if ok and n == 0 else str(n) if ok else f"{n} [yellow](not in the model's list)[/yellow]"
+            t.add_row(c if c != last else "", s, shown)
+            last = c
+        return t
+
+
+def census_of(scenarios: Iterable[Any], shapes: dict | None = None, reader: Any = None) -> Census:
+    c = Census(shapes=shapes, reader=reader)
+    for sj in scenarios:
+        c.add(sj)
+    return c
+
+
+__all__ = ["Census", "census_of", "shapes_of", "supported", "SYSTEM_SHAPES", "PROVIDER_SHAPES", "NAMESPACES_READ"]

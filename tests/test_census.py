@@ -1,0 +1,103 @@
+"""The shape census (issue 10 point 3): how many of a campaign's scenarios had each shape; the
+shapes come from the scenario schema where it names them, so a shape the model gains shows up
+as a zero until the generators make it."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from guardspec.conformance import census as cz
+from guardspec.model.messages import ToolState
+from guardspec.model.scenario import Loop
+
+
+def test_the_shapes_come_from_the_model() -> None:
+    sup = cz.supported()
+    assert sup["tool state"] == tuple(s.value for s in ToolState)
+    assert sup["loop"] == tuple(x.value for x in Loop)
+    assert set(sup["part kind"]) == {"text", "reasoning", "file", "image", "tool-invocation"}
+    assert "return sameList" in sup["processor ending"] and "abortFinallyThrow" in sup["processor ending"]
+    assert sup["mapping kind"] == ("none", "text", "null", "throws")
+
+
+def test_a_shape_new_to_the_schema_is_a_zero(monkeypatch) -> None:
+    import copy
+
+    schema = copy.deepcopy(cz._schema())
+    schema["toolState"]["enum"].append("approval-expired")
+    monkeypatch.setattr(cz, "_schema", lambda: schema)
+    cz.supported.cache_clear()
+    try:
+        c = cz.census_of([SCENARIO])
+        assert ("tool state", "approval-expired") in c.zeros()
+    finally:
+        cz.supported.cache_clear()
+
+
+SCENARIO = {
+    "guardspec": 1,
+    "agent": {
+        "memory": {"generateTitle": True},
+        "clientTools": [{"name": "lookup", "mapping": {"kind": "null"}}, {"name": "other", "mapping": None}],
+        "policies": [{"kind": "throws", "name": "broken"}],
+        "processors": [
+            {"id": "p1", "steps": [{"op": "addSystem", "message": "be nice"},
+                                   {"op": "add", "messages": [{"id": "s1", "role": "system", "parts": None}], "source": "input"}],
+             "end": {"return": "sameList"}},
+            {"id": "p2", "steps": [], "end": {"tripwire": "no"}},
+            {"id": "p3", "steps": [{"op": "replaceAllSystemMessages", "messages": [{"role": "system", "content": [{"type": "text", "text": "x"}]}]}]},
+        ],
+    },
+    "call": {
+        "loop": "durable",
+        "messages": [
+            "hi",
+            [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "a", "providerOptions": None}]}],
+            {"id": "a1", "role": "assistant", "parts": [
+                {"type": "tool-invocation", "toolCallId": "c1", "toolName": "lookup", "state": "result", "result": 1},
+                {"type": "text", "text": "b", "providerOptions": {"anthropic": {"cacheControl": 1}}},
+            ]},
+        ],
+        "memory": {"thread": "t1", "resource": "r1"},
+    },
+}
+
+
+def test_the_shapes_of_one_scenario() -> None:
+    got = cz.shapes_of(SCENARIO)
+    # read off the scenario above by hand
+    expected = {
+        ("loop", "durable"), ("memory", "on, generating titles"), ("memory binding", "bound"),
+        ("caller message", "string"), ("caller message", "nested array"), ("caller message", "message"),
+        ("part kind", "text"), ("part kind", "tool-invocation"), ("tool state", "result"), ("mapping kind", "null"),
+        ("provider options", "null"), ("provider options", "an object"), ("provider-option namespace", "anthropic"),
+        ("policy kind", "throws"),
+        ("processor step", "addSystem"), ("processor step", "add"), ("processor step", "replaceAllSystemMessages"),
+        ("processor ending", "return sameList"), ("processor ending", "tripwire"), ("processor ending", "return primitive"),
+        ("system entry", "string"), ("system entry", "stored message without content"), ("system entry", "content: text parts"),
+    }
+    assert got == expected
+
+
+def test_the_table_shows_every_supported_shape_and_marks_zeros() -> None:
+    c = cz.census_of([SCENARIO, {"guardspec": 1, "agent": {}, "call": {"messages": ["x"]}}])
+    rows = {(cat, s): n for cat, s, n, ok in c.rows()}
+    assert rows[("loop", "durable")] == 1 and rows[("loop", "generate")] == 1 and rows[("loop", "stream")] == 0
+    assert rows[("provider options", "absent")] == 1  # the second scenario has none
+    assert ("loop", "stream") in c.zeros()
+    out = io.StringIO()
+    Console(file=out, width=150, color_system=None).print(c.table())
+    text = out.getvalue()
+    assert "shape census (2 scenarios)" in text and "approval-requested" in text and "anthropic" in text
+    js = c.to_json()
+    assert "loop: stream" in js["zeros"] and js["scenarios"] == 2
+
+
+def test_the_op_sequences_census_has_no_zero() -> None:
+    from guardspec.mastra_diff import generate_op_sequences
+    from guardspec.mastra_ops import OPS_SHAPES, ops_shapes
+
+    c = cz.census_of(generate_op_sequences(0, 2000), OPS_SHAPES, ops_shapes)
+    assert c.scenarios == 2000 and c.zeros() == []
