@@ -46,6 +46,12 @@ def test_op_sequences_agree(ci_run) -> None:
 
 
 @needs_mastra
+def test_the_op_sequences_census_has_no_zero(ci_run) -> None:
+    """Issue 10 point 3: every op kind, source and message shape of the ops protocol is made."""
+    assert ci_run.ops.census.scenarios == ci_run.ops.cases and ci_run.ops.census.zeros() == []
+
+
+@needs_mastra
 @pytest.mark.xfail(strict=True, reason="issue 10 point 1 (helper m10-model): the model still disagrees with real Mastra on "
                    "the diff generators' raw scenarios (42 of 300 at seed 0 before the fixes); remove when they agree")
 def test_raw_scenarios_agree(ci_run) -> None:
