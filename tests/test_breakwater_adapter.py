@@ -118,3 +118,31 @@ def test_an_unknown_role_in_the_allowlist_is_a_type_error_at_construction() -> N
     reply = _run({"guardspec": 1, "agent": {"allowedRoles": ["user"]}, "call": {"messages": [USER], "actor": ACTOR}})
     assert reply["observation"]["outcome"]["kind"] == "failed"
     assert reply["observation"]["outcome"]["error"].startswith("TypeError")
+
+
+@needs_build
+def test_the_pytest_plugin_runs_every_guarded_vector_on_breakwater(tmp_path) -> None:
+    """The README's command for Breakwater's maintainers: one item per guarded vector and one
+    campaign, each passed, failed (a disagreement) or skipped, none an error."""
+    import re
+    import sys
+    from importlib import metadata
+
+    from guardspec.conformance.vectors import load_vector, vector_paths
+
+    (tmp_path / "test_nothing.py").write_text("def test_own():\n    pass\n")
+    plugin = [] if any(e.value == "guardspec.pytest_plugin" for e in metadata.entry_points(group="pytest11")) else ["-p", "guardspec.pytest_plugin"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, str(tmp_path),
+         "--guardspec-impl", f"node {SERVER}", "--guardspec-mode", "guarded", "--guardspec-normalise", "mastra",
+         "--guardspec-examples", "5", "--guardspec-out", str(tmp_path / "diff")],
+        capture_output=True, text=True, timeout=600, cwd=repo_root(),
+    )
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-2000:]
+    counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|skipped|error)", proc.stdout.splitlines()[-1])}
+    paths = vector_paths([repo_root() / "vectors" / "conformance"])
+    items = sum(len(load_vector(p).expect) for p in paths)  # one per vector and mode (raw ones skip)
+    raw_only = sum(len(load_vector(p).expect) - ("guarded" in load_vector(p).expect) for p in paths)
+    assert "error" not in counts, proc.stdout[-2000:]
+    assert sum(counts.values()) == items + 2, proc.stdout[-2000:]
+    assert counts.get("passed", 0) + counts.get("failed", 0) >= items - raw_only, proc.stdout[-2000:]

@@ -27,6 +27,7 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--guardspec-timeout", type=float, default=10.0, help="Seconds per case.")
     g.addoption("--guardspec-mode", action="append", default=[], choices=["guarded", "raw"], help="Modes to check (default: all declared).")
     g.addoption("--guardspec-compare", action="append", default=[], metavar="FIELD=MODE", help="Per-field comparison: full, ids, ignore.")
+    g.addoption("--guardspec-normalise", default=None, choices=["ids", "mastra", "none"], help="Renaming of implementation-chosen values (default ids; mastra for implementations over real Mastra).")
     g.addoption("--guardspec-known", default=None, metavar="FILE", help="Known discrepancies (each with its reason).")
     g.addoption("--guardspec-out", default=None, metavar="DIR", help="Where the campaign's results.jsonl and shrunk vectors go.")
 
@@ -46,7 +47,10 @@ class _Shared:
         for c in self.config.getoption("guardspec_compare"):
             f, _, m = c.partition("=")
             fields[f.strip()] = m.strip()
-        return comparison_from_json({"fields": fields}, None, "--guardspec-compare")
+        data: dict[str, Any] = {"fields": fields}
+        if self.config.getoption("guardspec_normalise"):
+            data["normalise"] = self.config.getoption("guardspec_normalise")
+        return comparison_from_json(data, None, "--guardspec-compare")
 
     def vector_rows(self, paths: list[Path]) -> dict:
         """Every vector run once, in one pipelined batch; rows by (path, mode)."""
