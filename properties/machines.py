@@ -20,7 +20,7 @@ from attrs import evolve
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from guardspec.model.agent import Agent, ThreadStore
+from guardspec.model.agent import Agent, MemoryBinding, Thread, ThreadStore
 from guardspec.model.messages import TOOL_RANK, Message, Role, Source, ToolPart
 from guardspec.model.processors import AddMessages, AddSystem, ClearInput, RemoveByIds
 from guardspec.model.scenario import Call, Loop, Mode, Scenario
@@ -64,7 +64,7 @@ class GuardedThreadMachine(RuleBasedStateMachine):
         self.swarm = data.draw(S.swarms(self.base), label="swarm")
         fx = data.draw(S.fixtures(evolve(self.swarm, client_outcomes=False, carrier=False)), label="history")
         self.agent = data.draw(S.agents(self.swarm, fx, True), label="agent")
-        self.threads = ThreadStore((S.Thread(S.THREAD, S.RESOURCE, fx.stored),)) if fx.stored else ThreadStore()
+        self.threads = ThreadStore((Thread(S.THREAD, S.RESOURCE, fx.stored),)) if fx.stored else ThreadStore()
         self.loop = data.draw(st.sampled_from(self.swarm.loops), label="loop")
 
     @rule(data=st.data())
@@ -107,7 +107,7 @@ class GuardedThreadMachine(RuleBasedStateMachine):
             loop=self.loop,
             messages=messages,
             actor=self.actor,
-            memory=S.MemoryBinding(S.THREAD, S.RESOURCE),
+            memory=MemoryBinding(S.THREAD, S.RESOURCE),
             reply=f"reply-{self.calls}",
             now=S.NOW + 100 * self.calls,
         )

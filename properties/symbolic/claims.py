@@ -1,10 +1,10 @@
 """I1-I10 stated over the encoded call, each with the clauses it stands on; and three claims
 beyond them, G7 (identity processors change nothing: a processor receives every message, G5),
 G11 (a throwing mapping fails the call) and G12 (the outcome is the policies' decision on the
-text read), mirroring extra properties of properties/invariants.py that no invariant of SPEC §P
+text read), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
 states, so that the mutants bending those rules can be refuted.
 
-Each claim mirrors the function of properties/invariants.py that checks the same invariant on
+Each claim mirrors the function of properties/invariants/ that checks the same invariant on
 an interpreter run (named in ``checks``), over the fields the encoding computes. ``premise``
 is when the claim says something (a refused call, for I1): the honesty check asks z3 that it
 can happen, so that no proof is vacuous.
@@ -74,7 +74,7 @@ def known_text(e: Encoded, s: int, c: Any) -> Any:
 def prompt_known_or_read(e: Encoded) -> Any:
     """I4 first half: each prompt entry is stored or configured before the call, or read.
     Mastra's own placeholder user message "." (M12) is nobody's content and is exempt
-    (properties/invariants.py flags it: ``PLACEHOLDER_FALSE_POSITIVE``)."""
+    (properties/invariants/ flags it: ``PLACEHOLDER_FALSE_POSITIVE``)."""
     out = []
     for s, slot in enumerate(e.prompt.slots):
         text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
@@ -226,7 +226,7 @@ def p_i10(e: Encoded) -> Any:
 
 
 # -- claims beyond I1-I10: the clauses three semantic mutants bend, which no invariant of SPEC §P
-# speaks of (each mirrors an extra property of properties/invariants.py, checked the same way)
+# speaks of (each mirrors an extra property of properties/invariants/, checked the same way)
 
 
 def identity_only(e: Encoded) -> Any:
@@ -265,7 +265,7 @@ def _same_content(a: Any, b: Any) -> Any:
 
 
 def same_observation(a: Encoded, b: Encoded) -> Any:
-    """The fields properties/invariants.py ``identity_processors_change_nothing`` compares:
+    """The fields properties/invariants/ ``identity_processors_change_nothing`` compares:
     outcome, prompt, thread t1, title, result, what the policies read."""
     out = [L.eq(a.outcome, b.outcome), L.implies(refused(a), L.eq(a.by, b.by)), L.implies(L.not_(answered(a)), L.eq(a.reason, b.reason))]
     out.append(L.eq(a.prompted, b.prompted))
@@ -314,9 +314,9 @@ def g12(e: Encoded) -> Any:
 
 
 def placeholder_line(line: str) -> bool:
-    """An I4 violation properties/invariants.py reports for Mastra's placeholder user message
+    """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
-    invariants.py, left out when the interpreter's verdict is compared with the claim's."""
+    the invariants, left out when the interpreter's verdict is compared with the claim's."""
     return line.startswith("I4: prompt[") and "message '' part" in line
 
 

@@ -1,7 +1,7 @@
 """Bounded exhaustive enumeration: every call of a small scope through the interpreter.
 
 Each call of the scope (``sample.every_choice``) is decoded and run through the interpreter,
-and the invariants of properties/invariants.py are checked on the run; the encoding, with the
+and the invariants of properties/invariants/ are checked on the run; the encoding, with the
 same choices fixed, states its verdict on each claim. The two must agree call by call, and so
 z3's verdict at that bound must be what the enumeration finds: proven exactly when no call
 violates the invariant. ``bench_proofs`` reports the time each way.

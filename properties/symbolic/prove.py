@@ -3,7 +3,7 @@
 For each claim: z3 looks for choices within the scope (``scope.assumptions`` and the
 encoding's own in-scope flag) under which the claim fails. ``unsat`` = proven at that bound;
 ``sat`` = a counterexample, which is shrunk, decoded into a ``Scenario`` and replayed through the
-interpreter, where the matching invariant of properties/invariants.py must fail too; anything
+interpreter, where the matching invariant of properties/invariants/ must fail too; anything
 else (timeout) = unknown, never proven. The claim's premise is checked satisfiable, so that no
 proof holds only because its premise cannot happen.
 """
@@ -108,7 +108,7 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
 
 def replay(claim: Claim, sc_: Scenario, mode: str, mutant: str | None = None) -> tuple[str, ...]:
     """Run the decoded scenario through the interpreter (under the mutant, if any) and return
-    the violations the matching invariant of properties/invariants.py reports."""
+    the violations the matching invariant of properties/invariants/ reports."""
     import contextlib
 
     from ..harness import check_call, execute, run_sequence

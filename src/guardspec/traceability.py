@@ -67,17 +67,16 @@ def tests(root: Path) -> dict[str, list[str]]:
 
 
 def properties(root: Path) -> dict[str, list[str]]:
-    """clause → property functions (``properties/invariants.py``) whose docstring cites it."""
+    """clause → property functions (the modules of ``properties/invariants/``) whose docstring
+    cites it."""
     out: dict[str, list[str]] = {}
-    path = root / "properties" / "invariants.py"
-    if not path.exists():
-        return out
-    tree = ast.parse(path.read_text())
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
-            doc = ast.get_docstring(node) or ""
-            for c in sorted(set(_ids(doc))):
-                out.setdefault(c, []).append(node.name)
+    for path in sorted((root / "properties" / "invariants").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                doc = ast.get_docstring(node) or ""
+                for c in sorted(set(_ids(doc))):
+                    out.setdefault(c, []).append(node.name)
     return out
 
 

@@ -1,6 +1,6 @@
 """``guardspec diff``: a differential campaign of an implementation against the model.
 
-Scenarios come from the Hypothesis strategies (``properties/strategies.py``), drawn from a seed
+Scenarios come from the Hypothesis strategies (``properties/strategies/``), drawn from a seed
 so that a campaign is the same list of cases every time; each case (scenario × mode) runs on
 both sides and is judged (``cases.judge``). Every verdict is appended to ``results.jsonl`` as it
 comes, so an interrupted campaign loses nothing: started again with the same seed and size it

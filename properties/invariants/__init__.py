@@ -1,0 +1,93 @@
+"""The invariants of SPEC §P, one function each, named after what holds.
+
+Every function returns a list of violation strings: empty means the invariant holds. They look
+only at what an implementation can show (the scenario, its observation, the stored threads
+before and after the call, and, where a clause speaks of what happened *between* processors, the
+reference's stage trace), so that raw mode can be measured against them too (I12).
+
+The modules are grouped by what is observed:
+
+- ``scenario``: what the scenario itself says (bound thread, caller messages, stored history);
+- ``threads``: the stored threads and titles (I1, I2);
+- ``result``: what a refused call shows in its result and final list (I3, G13);
+- ``prompt``: what reaches the model (I4, I9);
+- ``tool_outcomes``: the caller's client tool outcome on a remembered message (I8, I10);
+- ``outcome``: how the call ends (G2, I5, I6, I7, I11, G12, G7, G11);
+- ``audit``: the audit events (G15);
+- ``modes``: raw against guarded mode (I12).
+"""
+
+from .audit import audit_is_hygienic
+from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
+from .outcome import (
+    _falsy,
+    identity_processors_change_nothing,
+    mapping_error_fails_call,
+    own_abort_refuses_with_own_reason,
+    policy_verdict_matches_read,
+    predicted_first_processor,
+    processor_failure_gives_one_error_event,
+    processors_run_once_before_model,
+    refused_call_never_reaches_model,
+    same_scenario_same_observation,
+)
+from .prompt import (
+    DENIAL_TEXT,
+    additions_are_read,
+    as_sent,
+    is_mastra_filler,
+    known_parts,
+    nothing_reaches_model_unread,
+    prompt_entries_are_known_or_read,
+    refused_text_never_sent_later,
+)
+from .result import refused_list_holds_only_history, refused_result_omits_call_messages
+from .scenario import PROCESSOR_FAILED, RECORDER, bound_thread, caller_ids, caller_messages, configured_system, stored_before, touches
+from .threads import (
+    failed_call_leaves_threads_intact,
+    guarded_agent_generates_no_title,
+    refused_call_generates_no_title,
+    refused_call_leaves_threads_intact,
+)
+from .tool_outcomes import SENT_STATES, carrier_ids, moved_outcome_not_remapped, returned_memory_input_stays_both
+
+__all__ = [
+    "DENIAL_TEXT",
+    "PROCESSOR_FAILED",
+    "RECORDER",
+    "SENT_STATES",
+    "additions_are_read",
+    "as_sent",
+    "audit_is_hygienic",
+    "bound_thread",
+    "caller_ids",
+    "caller_messages",
+    "carrier_ids",
+    "configured_system",
+    "failed_call_leaves_threads_intact",
+    "guarded_agent_generates_no_title",
+    "guarded_mode_shows_none",
+    "identity_processors_change_nothing",
+    "is_mastra_filler",
+    "known_parts",
+    "mapping_error_fails_call",
+    "moved_outcome_not_remapped",
+    "nothing_reaches_model_unread",
+    "own_abort_refuses_with_own_reason",
+    "policy_verdict_matches_read",
+    "predicted_first_processor",
+    "processor_failure_gives_one_error_event",
+    "processors_run_once_before_model",
+    "prompt_entries_are_known_or_read",
+    "raw_mode_shows_predicted_violations",
+    "refused_call_generates_no_title",
+    "refused_call_leaves_threads_intact",
+    "refused_call_never_reaches_model",
+    "refused_list_holds_only_history",
+    "refused_result_omits_call_messages",
+    "refused_text_never_sent_later",
+    "returned_memory_input_stays_both",
+    "same_scenario_same_observation",
+    "stored_before",
+    "touches",
+]

@@ -1,0 +1,32 @@
+"""G15: the audit events are hygienic.
+"""
+
+from __future__ import annotations
+
+from guardspec.model.observation import Observation
+from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, Throw
+from guardspec.model.scenario import Scenario
+
+from .scenario import caller_messages
+
+
+def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:
+    """Extra (G15): every event carries the actor, resource ``agent:<id>``, a decision and a
+    reason, and no event carries message text or thrown-error text."""
+    secrets = set()
+    for m in caller_messages(scenario):
+        for p in m.parts or ():
+            if isinstance(getattr(p, "text", None), str) and len(p.text) >= 6:
+                secrets.add(p.text)
+    for p in scenario.agent.processors:
+        if isinstance(p.end, (Throw, AbortThenThrow, AbortFinallyThrow)) and len(p.end.message) >= 6:
+            secrets.add(p.end.message)
+    out = []
+    for e in obs.audit:
+        if e.actor != scenario.call.actor or e.resource != f"agent:{scenario.agent.id}" or not e.decision or not e.reason:
+            out.append(f"G15: event {e!r} lacks actor/resource/decision/reason")
+        blob = repr((e.reason, e.detail))
+        for t in secrets:
+            if t in blob:
+                out.append(f"G15: event {e.action} carries text {t!r}")
+    return out

@@ -1,0 +1,221 @@
+"""The call's outcome: G2 (a refusal never reaches the model), I5 and I6 (how a processor ends the
+call), I7 (processors run once, before the one model step), I11 (determinism), G12 (the policies'
+verdict on the text read), G7 (identity processors change nothing), G11 (a throwing mapping
+fails the call).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from guardspec.model.agent import Allow, DenyPatterns
+from guardspec.model.messages import Role, Source, ToolPart, ToolState
+from guardspec.model.observation import Answered, Failed, Observation, Refused
+from guardspec.model.processors import (
+    Abort,
+    AbortFinallyThrow,
+    AbortThenThrow,
+    ArrayOf,
+    ObjectOf,
+    OtherList,
+    Primitive,
+    Return,
+    Throw,
+    ThrowTripWire,
+)
+from guardspec.model.scenario import Scenario
+from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.reference.reading import cached_output
+
+from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
+
+
+def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> list[str]:
+    """Extra (G2): on any refusal nothing later runs and the model is never called."""
+    if isinstance(obs.outcome, (Refused, Failed)) and obs.prompts:
+        return [f"G2: {_reasons(obs)} yet the model was called"]
+    return []
+
+
+def _falsy(v: Any) -> bool:
+    if v is UNDEFINED or v is None or v is False or v == "":
+        return True
+    if isinstance(v, BigInt):
+        return v.value == 0
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v == 0 or v != v
+    return False
+
+
+def predicted_first_processor(scenario: Scenario) -> tuple[str, str] | None:
+    """G6/G7 from the scenario alone: how the first application processor must end the call,
+    when that is decided by its ending: ``("fail", id)`` or ``("abort", reason)`` (its steps may
+    still throw first, which is a failure), else None."""
+    if not scenario.agent.processors:
+        return None
+    p = scenario.agent.processors[0]
+    end = p.end
+    if isinstance(end, (Throw, AbortThenThrow, AbortFinallyThrow)):
+        return ("fail", p.id)
+    if isinstance(end, (Abort, ThrowTripWire)):
+        return ("abort", end.reason)
+    if isinstance(end, Return):
+        v = end.value
+        if isinstance(v, OtherList) or (isinstance(v, Primitive) and not _falsy(v.value)):
+            return ("fail", p.id)
+        if isinstance(v, ObjectOf):
+            msgs_ok = isinstance(v.messages, (ArrayOf, tuple))
+            sys_ok = isinstance(v.system_messages, tuple) or v.system_messages == "received"
+            if not (msgs_ok and sys_ok):
+                return ("fail", p.id)
+    return None
+
+
+def _reaches_processors(scenario: Scenario, obs: Observation) -> bool:
+    """The chain reached the first application processor: no TypeError, RBAC allowed, no
+    recorder failure (G1-G4), judged from the scenario and the first audit event."""
+    if isinstance(obs.outcome, Failed) or not obs.audit or obs.audit[0].decision != "allowed":
+        return False
+    for m in caller_messages(scenario):
+        ids = [p.tool_call_id for p in m.parts or () if isinstance(p, ToolPart) and p.is_client_outcome]
+        if len(ids) != len(set(ids)):
+            return False
+    return True
+
+
+def processor_failure_gives_one_error_event(scenario: Scenario, obs: Observation) -> list[str]:
+    """I5 (S4, G6): a processor failure gives exactly one ``agent.input.processor`` error event
+    with reason ``input processor failed`` naming the processor, no policy event and no model
+    call; a processor whose ending must fail (a throw, an unappliable value) does fail."""
+    out = []
+    events = [e for e in obs.audit if e.action == "agent.input.processor"]
+    o = obs.outcome
+    failed = isinstance(o, Refused) and o.reason == PROCESSOR_FAILED
+    if failed:
+        if len(events) != 1:
+            out.append(f"I5: processor failure with {len(events)} processor events")
+        for e in events:
+            if (e.decision, e.reason, dict(e.detail).get("processor")) != ("error", PROCESSOR_FAILED, o.processor_id):
+                out.append(f"I5: processor event {e!r} does not match the failure of {o.processor_id!r}")
+        if any(e.action == "agent.input.policy" for e in obs.audit):
+            out.append("I5: processor failure followed by a policy event")
+        if obs.prompts:
+            out.append("I5: processor failure yet the model was called")
+    elif events:
+        out.append(f"I5: processor events {events!r} on outcome {o!r}")
+    pred = predicted_first_processor(scenario)
+    if pred and pred[0] == "fail" and _reaches_processors(scenario, obs):
+        if o != Refused(PROCESSOR_FAILED, pred[1]):
+            out.append(f"I5: first processor {pred[1]!r} must fail the call, outcome {o!r}")
+    return out
+
+
+def own_abort_refuses_with_own_reason(scenario: Scenario, obs: Observation) -> list[str]:
+    """I6 (S4, G6): a processor's own abort or TripWire refuses with its own reason and no
+    processor event; a refusal attributed to an application processor with another reason than
+    ``input processor failed`` comes from such an ending."""
+    out = []
+    o = obs.outcome
+    procs = {p.id: p for p in scenario.agent.processors}
+    if isinstance(o, Refused) and o.processor_id in procs and o.reason != PROCESSOR_FAILED:
+        end = procs[o.processor_id].end
+        if not isinstance(end, (Abort, ThrowTripWire)) or end.reason != o.reason:
+            out.append(f"I6: refused by {o.processor_id!r} with {o.reason!r}, but its ending is {end!r}")
+        if any(e.action == "agent.input.processor" for e in obs.audit):
+            out.append("I6: own abort produced a processor event")
+    pred = predicted_first_processor(scenario)
+    if pred and pred[0] == "abort" and _reaches_processors(scenario, obs):
+        first = scenario.agent.processors[0].id
+        if o not in (Refused(pred[1], first), Refused(PROCESSOR_FAILED, first)):
+            out.append(f"I6: first processor {first!r} aborts with {pred[1]!r}, outcome {o!r}")
+    return out
+
+
+# -- I7 ------------------------------------------------------------------------------------------
+
+
+def processors_run_once_before_model(scenario: Scenario, obs: Observation, stage_names: Sequence[str]) -> list[str]:
+    """I7 (S1, G5): each processor runs exactly once per call (at most once when the chain
+    stopped), in order, before the first and only model step."""
+    out = []
+    expected = [f"processor {p.id}" for p in scenario.agent.processors]
+    ran = [n for n in stage_names if n.startswith("processor ")]
+    if ran != expected[: len(ran)]:
+        out.append(f"I7: processor stages {ran} are not a prefix of {expected}")
+    if isinstance(obs.outcome, Answered) and ran != expected:
+        out.append(f"I7: answered call ran processors {ran}, expected {expected}")
+    if "model step" in stage_names:
+        at = list(stage_names).index("model step")
+        if any(n.startswith("processor ") for n in stage_names[at:]):
+            out.append("I7: a processor ran after the model step")
+    if len(obs.prompts) > 1:
+        out.append(f"I7: {len(obs.prompts)} model steps")
+    return out
+
+
+def same_scenario_same_observation(first: Observation, second: Observation) -> list[str]:
+    """I11 (§0): the same scenario gives the same observation."""
+    if first == second:
+        return []
+    diff = [f for f in ("outcome", "audit", "prompts", "stored", "title", "result", "list", "read") if getattr(first, f) != getattr(second, f)]
+    return [f"I11: two runs of one scenario differ in {diff}"]
+
+
+def policy_verdict_matches_read(scenario: Scenario, obs: Observation) -> list[str]:
+    """Extra (G12): when the policies ran, the outcome is what the policies, in order, decide on
+    the text read: the first deny-patterns match refuses, an evaluator that throws or gives no
+    decision refuses with ``policy evaluation failed``, otherwise the call is answered; and
+    there is exactly one policy event."""
+    if obs.read is None:
+        return []
+    want: Any = Answered()
+    for p in scenario.agent.policies:
+        if isinstance(p, DenyPatterns):
+            if any(x in obs.read for x in p.patterns):
+                want = Refused(f"policy '{p.name}' denied the input", "breakwater-policy-engine")
+                break
+        elif not isinstance(p, Allow):
+            want = Refused("policy evaluation failed", "breakwater-policy-engine")
+            break
+    out = []
+    if obs.outcome != want:
+        out.append(f"G12: policies on the read text decide {want!r}, outcome {obs.outcome!r}")
+    n = sum(e.action == "agent.input.policy" for e in obs.audit)
+    if n != 1:
+        out.append(f"G12: {n} policy events for one evaluation")
+    return out
+
+
+def identity_processors_change_nothing(plain: Observation, with_identity: Observation) -> list[str]:
+    """Extra (G5, G7): processors that return the very list, a falsy value or the received
+    array itself (no copies, no steps) leave the call as if they were absent: same outcome,
+    prompts, stored messages, title and result."""
+    fields = ("outcome", "prompts", "stored", "title", "result", "read")
+    diff = [f for f in fields if getattr(plain, f) != getattr(with_identity, f)]
+    return [f"G7: identity processors changed {diff}"] if diff else []
+
+
+def mapping_error_fails_call(scenario: Scenario, obs: Observation, stages: Sequence[tuple[str, Any]]) -> list[str]:
+    """Extra (G11): a client tool mapping that throws on a message of the call's input fails the
+    call (processor ``breakwater-client-tool-output``). Checked when the list after the last
+    processor holds, in the input set, an assistant result part of a throwing-mapping tool with
+    no cached output, and the chain got that far."""
+    if not stages or len(stages) - 1 != len(scenario.agent.processors) or not _reaches_processors(scenario, obs):
+        return []
+    _, last = stages[-1]
+    for lm in last.messages:
+        if Source.INPUT not in lm.sources or lm.message.role is not Role.ASSISTANT:
+            continue
+        for p in lm.message.parts or ():
+            tool = scenario.agent.client_tool(p.tool_name) if isinstance(p, ToolPart) else None
+            if (
+                tool is not None
+                and tool.mapping is not None
+                and tool.mapping.kind == "throws"
+                and p.state is ToolState.RESULT
+                and cached_output(p) is UNDEFINED
+                and "modelOutputComputed" not in repr(p.provider_metadata)
+            ):
+                want = Refused(PROCESSOR_FAILED, "breakwater-client-tool-output")
+                return [] if obs.outcome == want else [f"G11: mapping of {p.tool_call_id!r} throws, outcome {obs.outcome!r}"]
+    return []

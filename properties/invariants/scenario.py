@@ -1,0 +1,62 @@
+"""What the scenario itself says, independently of any run: the bound thread, the caller's
+messages, the stored history, the configured system message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from guardspec.model.agent import Agent
+from guardspec.model.messages import Message, SystemMessage
+from guardspec.model.observation import Observation
+from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds
+from guardspec.model.scenario import Scenario
+
+
+PROCESSOR_FAILED = "input processor failed"
+RECORDER = "breakwater-client-tool-outcome-recorder"
+
+
+def bound_thread(scenario: Scenario) -> str | None:
+    """The thread a call is bound to (memory configured and a binding given), else None."""
+    b = scenario.call.memory
+    return b.thread if b is not None and scenario.agent.memory is not None else None
+
+
+def caller_messages(scenario: Scenario) -> list[Message]:
+    """The call's caller messages, one level of nesting flattened (M2)."""
+    out: list[Message] = []
+    for m in scenario.call.messages:
+        for x in m if isinstance(m, tuple) else (m,):
+            if isinstance(x, Message):
+                out.append(x)
+    return out
+
+
+def caller_ids(scenario: Scenario) -> set[str]:
+    return {m.id for m in caller_messages(scenario)}
+
+
+def stored_before(scenario: Scenario) -> tuple[Message, ...]:
+    t = bound_thread(scenario)
+    th = scenario.threads.get(t) if t else None
+    return th.messages if th else ()
+
+
+def configured_system(agent: Agent) -> set[SystemMessage]:
+    return {SystemMessage(agent.instructions)} if agent.instructions else set()
+
+
+def _reasons(o: Observation) -> str:
+    return f"{o.outcome!r}"
+
+
+def touches(processor: Any, mid: str) -> bool:
+    """A processor that moves message ``mid`` with in-place steps (removes it, adds an entry
+    with its id, or clears the input): such a message is not "returned" (I8)."""
+    for s in processor.steps:
+        if isinstance(s, ClearInput) or (isinstance(s, RemoveByIds) and mid in s.ids):
+            return True
+        if isinstance(s, AddMessages) and any(isinstance(e, Message) and e.id == mid for e in s.entries):
+            return True
+    return False

@@ -1,0 +1,61 @@
+"""I1, I2 and the extras on stored threads: what a refused or failed call leaves in memory, and
+that no title is generated.
+"""
+
+from __future__ import annotations
+
+from guardspec.model.agent import ThreadStore
+from guardspec.model.observation import Failed, Observation, Refused
+from guardspec.model.scenario import Scenario
+
+from .scenario import _reasons
+
+
+def refused_call_leaves_threads_intact(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
+    """I1 (S8, S9, G13, G14): a refused call leaves every stored thread exactly as it was (a
+    thread the call created at preparation, M7, stays empty and untitled)."""
+    if not isinstance(obs.outcome, Refused):
+        return []
+    out = []
+    for t in after.threads:
+        old = before.get(t.id)
+        if old is None:
+            if t.messages or t.title:
+                out.append(f"I1: refused call {_reasons(obs)} filled new thread {t.id!r}: {[m.id for m in t.messages]} title={t.title!r}")
+        elif old.messages != t.messages:
+            out.append(
+                f"I1: refused call {_reasons(obs)} changed thread {t.id!r}: {[m.id for m in old.messages]} -> {[m.id for m in t.messages]}"
+            )
+    for t in before.threads:
+        if after.get(t.id) is None:
+            out.append(f"I1: refused call deleted thread {t.id!r}")
+    return out
+
+
+def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
+    """Extra (G0, G1, M9): a call that fails (TypeError or a rejected generate/stream) saves
+    nothing."""
+    if not isinstance(obs.outcome, Failed):
+        return []
+    return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads if (before.get(t.id) or t).messages != t.messages]
+
+
+def refused_call_generates_no_title(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
+    """I2 (S9, G14): no thread title is generated from a refused call's content."""
+    if not isinstance(obs.outcome, Refused):
+        return []
+    out = []
+    for t in after.threads:
+        old = before.get(t.id)
+        if t.title != (old.title if old else ""):
+            out.append(f"I2: refused call {_reasons(obs)} titled thread {t.id!r}: {t.title!r}")
+    return out
+
+
+def guarded_agent_generates_no_title(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
+    """Extra (G0, G14): the guarded agent never generates titles, on any outcome."""
+    return [
+        f"G14: guarded call titled thread {t.id!r}: {t.title!r}"
+        for t in after.threads
+        if t.title != ((before.get(t.id).title) if before.get(t.id) else "")
+    ]

@@ -1,0 +1,76 @@
+"""Hypothesis strategies for the model's values, with swarm switches (SPEC §1, processor language).
+
+Scenarios are small: at most a few stored messages, up to four caller messages, up to three
+processors with up to two steps each. Texts are fixed-width tokens (``note-07``) and the marker
+``FORBIDDEN`` that the deny-patterns policy ``no-marker`` denies, so refusals are common and a
+text found in the policies' read is rarely there by accident.
+
+Swarm testing (Groce et al.): a ``Swarm`` switches whole features off, so that rare
+combinations (say, a processor that moves the caller's outcome and then aborts) come up often in
+the swarms that keep them. ``swarms()`` draws one per example; pass a fixed ``Swarm`` to aim.
+
+The modules follow what they generate: ``values`` (texts, JS values), ``messages`` (parts,
+messages, system messages), ``threads`` (stored history, the caller's outcome and input),
+``processors`` (steps, returned values, endings), ``scenarios`` (agents, calls, scenarios,
+sequences) and ``swarms`` (the switches, the aimed swarms, the battery).
+"""
+
+from .messages import TOOL_STATES, entries, messages, parts, system_messages, tool_parts
+from .processors import array_values, endings, processors, return_values, steps
+from .scenarios import actors, agents, call_sequences, calls, scenarios
+from .swarms import (
+    ACTOR,
+    ALL_LOOPS,
+    CALLER,
+    CARRIER,
+    DEFAULT,
+    END_KINDS,
+    FRESH_THREAD,
+    MARKER,
+    MOVES,
+    NOW,
+    POLICY,
+    RAW_I12,
+    REMOVAL,
+    RESOURCE,
+    RETURN_KINDS,
+    STEP_KINDS,
+    SYSTEM,
+    TAME,
+    THREAD,
+    TOOLS,
+    Swarm,
+    battery,
+    mixed_swarms,
+    swarms,
+)
+from .threads import OUTCOME_STATES, PENDING_STATES, Fixture, caller_inputs, fixtures, folded, histories, outcome_for, user
+from .values import data_values, js_values, notes, plain_values, texts
+
+__all__ = [
+    "Swarm",
+    "mixed_swarms",
+    "TAME",
+    "REMOVAL",
+    "SYSTEM",
+    "CARRIER",
+    "CALLER",
+    "battery",
+    "swarms",
+    "scenarios",
+    "call_sequences",
+    "js_values",
+    "parts",
+    "tool_parts",
+    "messages",
+    "system_messages",
+    "entries",
+    "processors",
+    "agents",
+    "calls",
+    "histories",
+    "MARKER",
+    "MOVES",
+    "RAW_I12",
+    "folded",
+]

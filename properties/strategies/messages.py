@@ -1,0 +1,119 @@
+"""Parts, messages and system messages of any shape a processor or a caller may write.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import evolve
+from hypothesis import strategies as st
+
+from guardspec.model.messages import (
+    FilePart,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    Role,
+    SystemMessage,
+    TextPart,
+    ToolPart,
+    ToolState,
+)
+from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
+
+from .swarms import DEFAULT, Swarm, TOOLS
+from .values import data_values, js_values, notes, texts
+
+
+TOOL_STATES = tuple(ToolState)
+
+
+@st.composite
+
+
+def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None) -> ToolPart:
+    """A tool invocation in any state, possibly carrying a cached model output."""
+    tools = [t.name for t in TOOLS if swarm.broken_mapping or t.name != "broken"]
+    st_ = state or draw(st.sampled_from(TOOL_STATES))
+    terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
+    cached = draw(st.booleans()) if st_ is ToolState.RESULT else False
+    return ToolPart(
+        tool_call_id=call_id or draw(st.sampled_from(["tc1", "tc2", "tc5"])),
+        tool_name=draw(st.sampled_from(tools)),
+        state=st_,
+        args=obj(q=draw(notes)),
+        result=obj(answer=draw(texts(swarm))) if st_ is ToolState.RESULT else UNDEFINED,
+        error_text=draw(texts(swarm)) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
+        approval=obj(approved=draw(st.booleans()), reason=draw(texts(swarm))) if terminal and st_ is not ToolState.RESULT else UNDEFINED,
+        provider_metadata=obj(mastra=obj(modelOutput=obj(type="text", value=draw(notes)))) if cached else UNDEFINED,
+    )
+
+
+@st.composite
+
+
+def parts(draw, swarm: Swarm = DEFAULT):
+    """A part of any kind (text with or without providerOptions, file, image, reasoning, tool)."""
+    kind = draw(st.sampled_from(["text", "text", "text", "file", "image", "reasoning", "tool"]))
+    if kind == "text":
+        opts = draw(st.sampled_from([UNDEFINED, UNDEFINED, "opts"]))
+        text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
+        return TextPart(text, obj(note=draw(texts(swarm))) if opts == "opts" else UNDEFINED)
+    if kind == "file":
+        return FilePart(draw(st.one_of(texts(swarm), data_values(swarm))), "text/plain")
+    if kind == "image":
+        return ImagePart(draw(notes), "image/png")
+    if kind == "reasoning":
+        return ReasoningPart(draw(texts(swarm)))
+    return draw(tool_parts(swarm))
+
+
+@st.composite
+
+
+def messages(draw, swarm: Swarm = DEFAULT, ids=("n1", "n2", "u0", "a0", "c1"), roles=(Role.USER, Role.ASSISTANT)) -> Message:
+    """A message a processor writes: any id of the pool, role, parts; rarely one Mastra cannot
+    add (no content, another thread's, a DB-shaped system entry, a weird metadata value)."""
+    role = draw(st.sampled_from(roles))
+    ps = tuple(draw(st.lists(parts(swarm), min_size=1, max_size=2)))
+    m = Message(id=draw(st.sampled_from(ids)), role=role, parts=ps, created_at=draw(st.sampled_from([0, 5, 20])))
+    if swarm.weird_values:
+        odd = draw(st.integers(0, 14))
+        if odd == 0:
+            m = evolve(m, parts=None)
+        elif odd == 1:
+            m = evolve(m, thread_id="t-other")
+        elif odd == 2:
+            m = evolve(m, role=Role.SYSTEM)
+        elif odd == 3:
+            m = evolve(m, metadata=draw(js_values))
+    return m
+
+
+@st.composite
+
+
+def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
+    """A system message: string or text-part content, provider options holding strings (read
+    under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
+    kind = draw(st.integers(0, 9 if swarm.weird_values else 6))
+    text = draw(texts(swarm))
+    if kind <= 3:
+        content: Any = text
+    elif kind <= 5:
+        content = (TextPart(text), TextPart(draw(notes)))
+    elif kind == 6:
+        content = (obj(type="text", text=text),)
+    elif kind == 7:
+        content = UNDEFINED
+    else:
+        content = (JsObject((("type", "text"), ("text", Accessor("get-t", text))), None),)
+    opts = draw(st.one_of(st.just(UNDEFINED), st.builds(lambda t: obj(note=t), texts(swarm))))
+    if swarm.weird_values and draw(st.integers(0, 4)) == 0:
+        opts = draw(js_values)
+    return SystemMessage(content, opts)
+
+
+def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
+    others = st.sampled_from([None, 3, "note-33"]) if swarm.weird_values else st.nothing()
+    return st.one_of(messages(swarm), messages(swarm), system_messages(swarm), others)

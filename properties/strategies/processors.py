@@ -1,0 +1,171 @@
+"""Processors of the language: in-place steps (moves included), returned values, endings.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+from hypothesis import strategies as st
+
+from guardspec.model.messages import Role, Source, TextPart
+from guardspec.model.processors import (
+    MISSING,
+    Abort,
+    AbortFinallyThrow,
+    AbortThenThrow,
+    AddMessages,
+    AddSystem,
+    ArrayOf,
+    ClearInput,
+    EditMessage,
+    EditSystem,
+    EditText,
+    ObjectOf,
+    OtherList,
+    Primitive,
+    Processor,
+    RemoveByIds,
+    ReplaceAllSystem,
+    Return,
+    SameList,
+    SetId,
+    SetRole,
+    Throw,
+    ThrowTripWire,
+)
+from guardspec.model.values import UNDEFINED, obj
+
+from .messages import entries, messages, system_messages
+from .swarms import DEFAULT, Swarm
+from .threads import Fixture, folded, user
+from .values import js_values, texts
+
+
+@st.composite
+
+
+def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
+    """One in-place step (sometimes two, for a move: remove then re-add)."""
+    kinds = sorted(swarm.steps - ({"move_carrier"} if fixture.outcome is None else set()))
+    if not kinds:
+        return ()
+    kind = draw(st.sampled_from(kinds))
+    ids = st.sampled_from(["u0", "a0", "c00", "c01", "n1", "a9"])
+    if kind == "add":
+        es = tuple(draw(st.lists(entries(swarm), min_size=1, max_size=2)))
+        return (AddMessages(es, draw(st.sampled_from(list(Source))), draw(st.sampled_from([None, False, True]))),)
+    if kind == "remove":
+        return (RemoveByIds(tuple(draw(st.lists(ids, min_size=1, max_size=2)))),)
+    if kind == "add_system":
+        msg = draw(st.one_of(texts(swarm), system_messages(swarm)))
+        return (AddSystem(msg, draw(st.sampled_from([None, None, "tag-a"]))),)
+    if kind == "replace_system":
+        db = messages(swarm, roles=(Role.SYSTEM,))
+        return (ReplaceAllSystem(tuple(draw(st.lists(st.one_of(system_messages(swarm), db), max_size=2)))),)
+    if kind == "clear_input":
+        return (ClearInput(),)
+    if kind == "edit_system":
+        f = draw(st.sampled_from(["content", "providerOptions", "providerOptions", "experimental_providerMetadata"]))
+        value = draw(texts(swarm)) if f == "content" else draw(st.builds(lambda t: obj(note=t), texts(swarm)))
+        if swarm.weird_values and draw(st.integers(0, 3)) == 0:
+            value = draw(js_values)
+        return (EditSystem(draw(st.sampled_from([0, 0, 0, 1])), f, value),)
+    if kind == "edit_message":
+        return (EditMessage(draw(st.sampled_from(["u0", "a0", "c00", "n1"])), draw(texts(swarm))),)
+    if kind == "move_carrier":
+        a0 = next(m for m in fixture.stored if m.id == "a0")
+        exact = folded(a0, fixture.outcome)
+        copy = exact if draw(st.booleans()) else evolve(exact, parts=exact.parts + (TextPart(draw(texts(swarm))),))
+        src = draw(st.sampled_from([Source.MEMORY, Source.MEMORY, Source.CONTEXT, Source.RESPONSE]))
+        return (RemoveByIds(("a0",)), AddMessages((copy,), src, False))
+    if kind == "move_history":
+        # remove a stored message and re-add it unchanged under another source: its fingerprint
+        # is unchanged, only G13's source-based removals can take it away on a refusal
+        if not fixture.stored:
+            return ()
+        m = draw(st.sampled_from(fixture.stored))
+        src = draw(st.sampled_from([Source.RESPONSE, Source.RESPONSE, Source.CONTEXT, Source.INPUT, Source.MEMORY]))
+        return (RemoveByIds((m.id,)), AddMessages((m,), src, False))
+    assert kind == "move_text"
+    text = draw(texts(swarm))
+    where = draw(st.sampled_from(["memory", "context", "system", "response"]))
+    drop = ClearInput() if draw(st.booleans()) else RemoveByIds(("c00",))
+    if where == "system":
+        return (drop, AddSystem(text))
+    src = {"memory": Source.MEMORY, "context": Source.CONTEXT, "response": Source.RESPONSE}[where]
+    return (drop, AddMessages((user("n1", text, created_at=11),), src, False))
+
+
+@st.composite
+
+
+def array_values(draw, swarm: Swarm) -> ArrayOf:
+    ids = st.sampled_from(["u0", "a0", "c00", "c01", "a9"])
+    edits = draw(
+        st.lists(
+            st.one_of(
+                st.builds(EditText, ids, texts(swarm)),
+                st.builds(SetRole, ids, st.sampled_from(list(Role))),
+                st.builds(SetId, ids, st.sampled_from(["n2", "x9"])),
+            ),
+            max_size=1,
+        )
+    )
+    return ArrayOf(
+        base=draw(st.sampled_from(["received", "received", "list", "empty"])),
+        copy=draw(st.sampled_from(["none", "none", "shallow", "deep"])),
+        drop=tuple(draw(st.lists(ids, max_size=1))),
+        edits=tuple(edits),
+        append=tuple(draw(st.lists(entries(swarm), max_size=1))),
+    )
+
+
+@st.composite
+
+
+def return_values(draw, swarm: Swarm):
+    kind = draw(st.sampled_from(sorted(swarm.returns)))
+    if kind == "array":
+        return draw(array_values(swarm))
+    if kind == "object":
+        msgs = draw(st.one_of(array_values(swarm), st.just(MISSING), st.just(3)))
+        sysm = draw(st.one_of(st.just("received"), st.lists(system_messages(swarm), max_size=2).map(tuple), st.just(MISSING), st.just(None)))
+        return ObjectOf(msgs, sysm, draw(st.sampled_from([None, "Result"])))
+    if kind == "same":
+        return SameList()
+    if kind == "other":
+        return OtherList()
+    return Primitive(draw(st.sampled_from([UNDEFINED, None, 0, "", False, True, 1, "note-34"])))
+
+
+@st.composite
+
+
+def endings(draw, swarm: Swarm):
+    kind = draw(st.sampled_from(sorted(swarm.endings) + (["return"] * swarm.return_weight if "return" in swarm.endings else [])))
+    reason = f"reason-{draw(st.integers(0, 9))}"
+    message = f"boom-{draw(st.integers(0, 9))}"
+    if kind == "return":
+        return Return(draw(return_values(swarm)))
+    if kind == "abort":
+        return Abort(reason)
+    if kind == "tripwire":
+        return ThrowTripWire(reason)
+    if kind == "throw":
+        return Throw(message)
+    if kind == "abort_then_throw":
+        return AbortThenThrow(reason, message)
+    return AbortFinallyThrow(reason, message)
+
+
+@st.composite
+
+
+def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid: str = "p1") -> Processor:
+    """A processor of the language: up to two steps (a move counts as one), then an ending."""
+    fixture = fixture or Fixture((), None, None)
+    if not swarm.min_steps and draw(st.integers(1, swarm.identity_rate)) == 1:  # an identity processor (G7: nothing changes)
+        return Processor(pid, (), Return(draw(st.sampled_from([SameList(), Primitive(UNDEFINED), ArrayOf(), ArrayOf()]))))
+    ss: tuple = ()
+    for _ in range(draw(st.integers(swarm.min_steps, 2))):
+        ss += draw(steps(swarm, fixture))
+    return Processor(pid, ss, draw(endings(swarm)))

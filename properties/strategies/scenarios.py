@@ -1,0 +1,113 @@
+"""Agents, calls, whole scenarios and call sequences on one agent's threads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from guardspec.model.agent import (
+    Actor,
+    Agent,
+    Allow,
+    Memory,
+    MemoryBinding,
+    NoDecision,
+    Thread,
+    ThreadStore,
+    ThrowingEvaluator,
+)
+from guardspec.model.scenario import Call, Scenario
+
+from .processors import processors
+from .swarms import ACTOR, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, Swarm, THREAD, TOOLS, swarms
+from .threads import Fixture, caller_inputs, fixtures, user
+from .values import texts
+
+
+@st.composite
+
+
+def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory: bool = True) -> Agent:
+    policies: list = [POLICY]
+    if swarm.policy_errors:
+        extra = draw(st.sampled_from([None, None, ThrowingEvaluator("throws"), NoDecision("silent"), Allow("all")]))
+        if extra is not None:
+            policies.insert(draw(st.integers(0, 1)), extra)
+    n = draw(st.integers(swarm.min_processors, swarm.max_processors))
+    procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
+    mem = Memory(generate_title=swarm.titles) if memory else None
+    return Agent(policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem)
+
+
+def actors(swarm: Swarm) -> st.SearchStrategy:
+    if not swarm.rbac_denials:
+        return st.just(ACTOR)
+    return st.one_of(
+        st.just(ACTOR),
+        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "user", "service"), Actor("anon", "user", None)]),
+    )
+
+
+@st.composite
+
+
+def calls(draw, swarm: Swarm, fixture: Fixture, memory: bool, call_no: int = 0) -> Call:
+    binding = None
+    if swarm.carrier and call_no == 0:
+        binding = MemoryBinding(THREAD, RESOURCE)
+    elif memory:
+        binding = draw(st.sampled_from([MemoryBinding(THREAD, RESOURCE)] * 3 + [MemoryBinding(FRESH_THREAD, RESOURCE), None]))
+    elif draw(st.booleans()):
+        binding = MemoryBinding(THREAD, RESOURCE)
+    fx = fixture if binding is not None and binding.thread == THREAD else Fixture(fixture.stored, fixture.pending, None)
+    context = ()
+    if swarm.context and draw(st.booleans()):
+        context = (user("x1", draw(texts(swarm)), created_at=4),)
+    return Call(
+        loop=draw(st.sampled_from(swarm.loops)),
+        messages=draw(caller_inputs(swarm, fx, call_no)),
+        actor=draw(actors(swarm)),
+        memory=binding,
+        reply=f"reply-{call_no}",
+        context=context,
+        now=NOW + 100 * call_no,
+    )
+
+
+def _swarm(draw, swarm: Any) -> Swarm:
+    """A given swarm, a strategy of swarms drawn from, or (None) a random one."""
+    if swarm is None:
+        return draw(swarms())
+    if isinstance(swarm, st.SearchStrategy):
+        return draw(swarm)
+    return swarm
+
+
+@st.composite
+
+
+def scenarios(draw, swarm: Swarm | None = None) -> Scenario:
+    """A whole scenario; a swarm is drawn from ``swarms()`` unless one is given."""
+    sw = _swarm(draw, swarm)
+    memory = sw.carrier or (sw.memory if sw.memory is not None else draw(st.booleans()))
+    fx = draw(fixtures(sw))
+    agent = draw(agents(sw, fx, memory))
+    threads = ThreadStore((Thread(THREAD, RESOURCE, fx.stored),)) if fx.stored else ThreadStore()
+    return Scenario(agent, draw(calls(sw, fx, memory)), threads)
+
+
+@st.composite
+
+
+def call_sequences(draw, swarm: Swarm | None = None) -> list[Scenario]:
+    """One agent and 1..``max_calls`` calls on its threads (the reference threads the stored
+    threads from call to call; later scenarios' own ``threads`` are ignored)."""
+    sw = _swarm(draw, swarm)
+    memory = sw.carrier or (sw.memory if sw.memory is not None else draw(st.booleans()))
+    fx = draw(fixtures(sw))
+    agent = draw(agents(sw, fx, memory))
+    threads = ThreadStore((Thread(THREAD, RESOURCE, fx.stored),)) if fx.stored else ThreadStore()
+    n = draw(st.integers(1, sw.max_calls))
+    return [Scenario(agent, draw(calls(sw, fx if i == 0 else Fixture(fx.stored, fx.pending, None), memory, i)), threads) for i in range(n)]

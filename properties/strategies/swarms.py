@@ -1,0 +1,197 @@
+"""The vocabulary generated scenarios draw from (the marker, the policy, the tools, the thread)
+and the swarms (Groce et al.): which features a scenario may use, drawn at random or aimed at
+a clause, and the battery ``kill`` and ``explore`` run.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve, frozen
+from hypothesis import strategies as st
+
+from guardspec.model.agent import Actor, ClientTool, DenyPatterns, Mapping
+from guardspec.model.scenario import Loop
+
+
+MARKER = "FORBIDDEN"
+THREAD, FRESH_THREAD, RESOURCE = "t1", "t2", "r1"
+NOW = 1000
+POLICY = DenyPatterns("no-marker", (MARKER,))
+ACTOR = Actor("alice", "user", "human")
+TOOLS = (
+    ClientTool("lookup", Mapping("text", "mapped:")),
+    ClientTool("plain"),
+    ClientTool("nullmap", Mapping("null")),
+    ClientTool("broken", Mapping("throws")),
+)
+
+STEP_KINDS = frozenset(
+    {"add", "remove", "add_system", "replace_system", "clear_input", "edit_system", "edit_message", "move_carrier", "move_text", "move_history"}
+)
+END_KINDS = frozenset({"return", "abort", "tripwire", "throw", "abort_then_throw", "abort_finally_throw"})
+RETURN_KINDS = frozenset({"array", "object", "same", "other", "primitive"})
+ALL_LOOPS = (Loop.GENERATE, Loop.STREAM, Loop.DURABLE)
+
+
+@frozen
+
+
+class Swarm:
+    """Which features a scenario may use. ``None`` for ``memory`` means either."""
+
+    steps: frozenset = STEP_KINDS
+    endings: frozenset = END_KINDS
+    returns: frozenset = RETURN_KINDS
+    loops: tuple = ALL_LOOPS
+    memory: bool | None = None
+    history: bool = True
+    client_outcomes: bool = True
+    rbac_denials: bool = True
+    policy_errors: bool = True
+    weird_values: bool = True
+    broken_mapping: bool = True
+    marker_rate: float = 0.3
+    context: bool = False  # the call's context messages (read whole by the guard, beyond G10); on in CALLER
+    titles: bool = False  # memory with generateTitle: a TypeError under the guard (G0)
+    max_processors: int = 3
+    max_calls: int = 1
+    min_processors: int = 0
+    min_steps: int = 0
+    identity_rate: int = 6  # one processor in this many is an identity processor (G7)
+    carrier: bool = False  # always a remembered pending call and the caller's outcome for it (M3)
+    return_weight: int = 5  # how much likelier a processor returns than ends otherwise
+
+
+DEFAULT = Swarm()
+
+
+def _subset(kinds: frozenset) -> st.SearchStrategy[frozenset]:
+    return st.lists(st.sampled_from(sorted(kinds)), min_size=1, max_size=len(kinds), unique=True).map(frozenset)
+
+
+@st.composite
+
+
+def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
+    """A random swarm inside ``base``: each feature of ``base`` kept or switched off."""
+    return Swarm(
+        steps=draw(_subset(base.steps)) if base.steps else frozenset(),
+        endings=draw(_subset(base.endings)),
+        returns=draw(_subset(base.returns)),
+        loops=base.loops,
+        memory=base.memory if base.memory is not None else draw(st.sampled_from([None, True, True, False])),
+        history=base.history and draw(st.booleans() | st.just(True)),
+        client_outcomes=base.client_outcomes and draw(st.integers(0, 2)) > 0,
+        rbac_denials=base.rbac_denials and draw(st.integers(0, 2)) > 0,
+        policy_errors=base.policy_errors and draw(st.integers(0, 2)) > 0,
+        weird_values=base.weird_values and draw(st.integers(0, 2)) == 0,
+        broken_mapping=base.broken_mapping and draw(st.booleans()),
+        marker_rate=draw(st.sampled_from([0.0, 0.15, base.marker_rate, 0.6])),
+        context=base.context,
+        titles=base.titles,
+        max_processors=base.max_processors,
+        max_calls=base.max_calls,
+        carrier=base.carrier,
+        return_weight=base.return_weight,
+        identity_rate=base.identity_rate,
+        min_processors=base.min_processors,
+        min_steps=base.min_steps,
+    )
+
+
+# Aimed swarms: the features a clause needs, switched on together.
+MOVES = Swarm(
+    steps=frozenset({"move_carrier", "move_text", "move_history", "edit_message", "add", "edit_system"}),
+    memory=True,
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+)
+RAW_I12 = Swarm(
+    loops=(Loop.DURABLE, Loop.DURABLE, Loop.GENERATE, Loop.STREAM),
+    steps=frozenset({"move_text", "move_carrier"}),
+    endings=frozenset({"return", "abort"}),
+    returns=frozenset({"primitive", "same"}),
+    memory=True,
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+    titles=True,
+    marker_rate=0.6,
+    max_processors=2,
+)
+
+TAME = Swarm(
+    endings=frozenset({"return", "abort", "throw", "abort_then_throw", "abort_finally_throw"}),
+    returns=frozenset({"array", "same", "primitive"}),
+    weird_values=False,
+    identity_rate=3,
+)
+"""Well-behaved processors; RBAC and policy outcomes vary."""
+
+SYSTEM = Swarm(
+    steps=frozenset({"edit_system", "add_system", "replace_system"}),
+    endings=frozenset({"return", "abort"}),
+    returns=frozenset({"same", "primitive", "array"}),
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+    marker_rate=0.15,
+    max_processors=2,
+    min_processors=1,
+    min_steps=1,
+)
+"""Processors that add, edit and replace system messages (G8, G9 fingerprints, G12 options)."""
+
+
+REMOVAL = Swarm(
+    steps=frozenset({"move_history", "move_carrier"}),
+    endings=frozenset({"abort", "tripwire", "return"}),
+    returns=frozenset({"same", "primitive", "array"}),
+    memory=True,
+    loops=(Loop.GENERATE, Loop.STREAM, Loop.DURABLE),
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+    marker_rate=0.6,
+    max_processors=2,
+    min_processors=1,
+    min_steps=1,
+    carrier=True,
+    return_weight=1,
+)
+"""Refusals right after a processor moved history or the caller's outcome between sources
+unchanged: only G13's source- and carrier-based removals can take those away."""
+
+
+CARRIER = Swarm(
+    steps=frozenset({"move_carrier", "edit_message"}),
+    endings=frozenset({"return"}),
+    returns=frozenset({"array", "same", "primitive"}),
+    memory=True,
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+    marker_rate=0.0,
+    max_processors=2,
+    min_processors=1,
+    carrier=True,
+)
+"""Answered calls with the caller's outcome on a remembered message, returned, copied, edited
+or moved (S3, S6: I8, I10, G11)."""
+
+
+CALLER = Swarm(context=True, marker_rate=0.5)
+
+
+def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
+    """The strategies ``kill`` and ``explore`` run, in order: random swarms first, then each
+    aimed swarm as it stands (not re-drawn, so its features stay together)."""
+    out: list[tuple[str, st.SearchStrategy]] = [("mixed", mixed_swarms(max_calls))]
+    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", SYSTEM), ("tame", TAME), ("moves", MOVES), ("caller", CALLER)):
+        out.append((name, st.just(evolve(b, max_calls=max_calls))))
+    return out
+
+
+def mixed_swarms(max_calls: int = 3) -> st.SearchStrategy[Swarm]:
+    """Swarms around the default, move-heavy, tame and removal-aimed bases, in equal shares."""
+    return st.one_of(*(swarms(evolve(b, max_calls=max_calls)) for b in (DEFAULT, MOVES, TAME, REMOVAL, SYSTEM)))
