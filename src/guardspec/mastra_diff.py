@@ -67,18 +67,18 @@ class OpsReport:
         return not self.counts.get("disagree") and not self.counts.get("problem")
 
 
-def generate_op_sequences(seed: int, n: int) -> list[list[dict]]:
+def generate_op_sequences(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[list[dict]]:
     """``n`` distinct op sequences (wire JSON), the same for the same (seed, n)."""
-    return draw_distinct(op_sequences(), seed, n, ops_to_wire)
+    return draw_distinct(op_sequences(), seed, n, ops_to_wire, tick)
 
 
 def run_ops(n: int, seed: int, impl_cmd: str, known: list, out: Path | None, tick: Callable[[int, dict], None] | None = None,
-            shrink_seconds: float = 60.0, chunk: int = 64, timeout: float = 30.0) -> OpsReport:
+            shrink_seconds: float = 60.0, chunk: int = 64, timeout: float = 30.0, on_generate: Callable[[int], None] | None = None) -> OpsReport:
     """Every op sequence on the model and on the adapter, judged; each distinct disagreement
     shrunk (the same cause kept: ``Verdict.cause``) and written under ``out/vectors``."""
     t0 = time.perf_counter()
     rep = OpsReport()
-    seqs = generate_op_sequences(seed, n)
+    seqs = generate_op_sequences(seed, n, on_generate)
     rep.census = census_of(seqs, OPS_SHAPES, ops_shapes)
     writer = _Writer(out / "results.jsonl" if out else None)
     writer.write({"type": "campaign", "guardspec": 1, "kind": "mastra-ops", "seed": seed, "examples": n, "strategy": OPS_STRATEGY, "impl": impl_cmd})
@@ -182,16 +182,25 @@ def run_diff(ops: int = 2000, scenarios: int = 300, seed: int = 0, out: Path | N
     known = load_known(known_file()) if known is None else known
     ops_rep = OpsReport()
     if ops > 0:
-        task = progress.task("mastra-diff ops", total=ops) if progress else None
-        ops_rep = run_ops(ops, seed, impl_cmd, known, out / "ops" if out else None,
-                          (lambda d, c: task.update(d, counts_text(c))) if task else None, shrink_seconds)
+        drawing = progress.task("mastra-diff drawing op sequences", total=ops) if progress else None
+        task: list = []
+
+        def tick(done: int, counts: dict) -> None:
+            if progress and not task:
+                drawing.done()  # type: ignore[union-attr]
+                task.append(progress.task("mastra-diff ops", total=ops))
+            if task:
+                task[0].update(done, counts_text(counts))
+
+        ops_rep = run_ops(ops, seed, impl_cmd, known, out / "ops" if out else None, tick, shrink_seconds,
+                          on_generate=drawing.update if drawing else None)
         if task:
-            task.done(counts_text(ops_rep.counts))
+            task[0].done(counts_text(ops_rep.counts))
     raw_rep = None
     if scenarios > 0:
         cfg = Config(impl=impl_cmd, examples=scenarios, seed=seed, jobs=jobs, timeout=60.0, out=out / "raw" if out else None,
                      modes=("raw",), comparison=MASTRA_COMPARISON, known=known, shrink_seconds=shrink_seconds)
-        tasks = CampaignTasks(progress, "mastra-diff raw")
+        tasks = CampaignTasks(progress, "mastra-diff raw", scenarios)
         raw_rep = run_campaign(cfg, *tasks.callbacks())
         tasks.finish(raw_rep.counts)
     return MastraReport(ops_rep, raw_rep, time.perf_counter() - t0)

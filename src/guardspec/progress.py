@@ -104,12 +104,22 @@ class CampaignTasks:
     """A conformance campaign's callbacks (``run_campaign(cfg, *tasks.callbacks())``): one task
     for its cases, then one for shrinking what it found; ``finish(counts)`` closes them."""
 
-    def __init__(self, progress: Progress | None, name: str) -> None:
+    def __init__(self, progress: Progress | None, name: str, total: int | None = None) -> None:
         self.progress, self.name = progress, name
         self.cases: Task | None = None
         self.shrinking: Task | None = None
+        self.drawing: Task | None = None
+        self.total = total  # the cases to draw, when known
+
+    def on_generate(self, drawn: int) -> None:
+        if self.progress:
+            if self.drawing is None:
+                self.drawing = self.progress.task(f"{self.name} drawing scenarios", total=self.total)
+            self.drawing.update(drawn)
 
     def on_start(self, total: int, done: int) -> None:
+        if self.drawing:
+            self.drawing.done()
         if self.progress:
             self.cases = self.progress.task(self.name, total=total, completed=done)
 
@@ -129,7 +139,7 @@ class CampaignTasks:
             self.shrinking.done()
 
     def callbacks(self) -> tuple:
-        return self.on_progress, self.on_start, self.on_shrink
+        return self.on_progress, self.on_start, self.on_shrink, self.on_generate
 
     def finish(self, counts: dict) -> None:
         if self.cases and self.shrinking is None:

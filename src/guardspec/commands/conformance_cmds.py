@@ -126,7 +126,7 @@ def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out
                  modes=tuple(modes) or None, comparison=cmp, known=known, shrink=not no_shrink, shrink_seconds=shrink_seconds)
     try:
         with Progress() as progress:
-            tasks = CampaignTasks(progress, "diff")
+            tasks = CampaignTasks(progress, "diff", examples)
             report = run_campaign(cfg, *tasks.callbacks())
             tasks.finish(report.counts)
     except BadArguments as e:

@@ -42,17 +42,17 @@ class BadArguments(ValueError):
 # -- the cases ---------------------------------------------------------------------------------
 
 
-def generate_scenarios(seed: int, n: int) -> list[dict]:
+def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n)."""
     from guardspec.properties.strategies import mixed_swarms, scenarios
 
-    return draw_distinct(scenarios(mixed_swarms(max_calls=1)), seed, n, codec.scenario_to_json)
+    return draw_distinct(scenarios(mixed_swarms(max_calls=1)), seed, n, codec.scenario_to_json, tick)
 
 
-def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any]) -> list:
+def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any], tick: Callable[[int], None] | None = None) -> list:
     """``n`` distinct JSON values drawn from a Hypothesis strategy, the same for the same
     (seed, n): the one way every campaign (diff, mastra-diff's op sequences) draws its cases.
-    Hypothesis draws some values twice: each case is a new one."""
+    Hypothesis draws some values twice: each case is a new one. ``tick(drawn)`` now and then."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
@@ -72,6 +72,8 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
             if h not in seen:
                 seen.add(h)
                 out.append(j)
+                if tick and len(out) % 50 == 0:
+                    tick(len(out))
 
         collect()
 
@@ -258,8 +260,9 @@ def _modes(cfg: Config, hello: dict) -> tuple[str, ...]:
 
 
 def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = None, on_start: Callable[[int, int], None] | None = None,
-                 on_shrink: Callable[[int, int, str], None] | None = None) -> Report:
-    """Run the campaign. ``on_start(total, already_done)``, then ``progress(done, counts)``;
+                 on_shrink: Callable[[int, int, str], None] | None = None, on_generate: Callable[[int], None] | None = None) -> Report:
+    """Run the campaign. ``on_generate(drawn)`` while the scenarios are drawn,
+    ``on_start(total, already_done)``, then ``progress(done, counts)``;
     ``on_shrink(done, total, signature)`` before each shrink and once after the last."""
     t0 = time.perf_counter()
     report = Report(cfg)
@@ -275,7 +278,7 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
     writer = _Writer(rpath)
     if header is None:
         writer.write(_header(cfg, modes))
-    scenarios = generate_scenarios(cfg.seed, cfg.examples)
+    scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate)
     hashes = [scenario_hash(s) for s in scenarios]
     todo: list[tuple[int, str]] = []
     records: list[dict] = []
