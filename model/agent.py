@@ -71,7 +71,7 @@ class Memory:
 class Agent:
     id: str = "agent"
     instructions: str = "You are a guarded agent."
-    allowed_roles: tuple[str, ...] = ("user",)
+    allowed_roles: tuple[str, ...] = ("operator",)  # Breakwater's roles: admin builder operator reviewer viewer
     allowed_principal_kinds: tuple[str, ...] = ("human",)
     policies: tuple[Policy, ...] = ()
     processors: tuple[Processor, ...] = ()

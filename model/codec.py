@@ -527,23 +527,25 @@ def _make_converter() -> cattrs.Converter:
     c.register_structure_hook(Outcome, outcome_st)  # type: ignore[arg-type]
     c.register_unstructure_hook(PromptEntry, entry_to_json)  # type: ignore[arg-type]
     c.register_structure_hook(PromptEntry, lambda j, _: entry_from_json(j))  # type: ignore[arg-type]
-    c.register_unstructure_hook(
-        AuditEvent,
-        lambda e: {
-            "action": e.action,
-            "decision": e.decision,
-            "reason": e.reason,
-            "actor": None if e.actor is None else c.unstructure(e.actor),
-            "resource": e.resource,
-            "detail": dict(e.detail),
-        },
-    )
-    c.register_structure_hook(
-        AuditEvent,
-        lambda j, _: AuditEvent(
-            j["action"], j["decision"], j["reason"], None if j["actor"] is None else c.structure(j["actor"], A.Actor), j["resource"], tuple(sorted(j.get("detail", {}).items()))
-        ),
-    )
+    def event_un(e: AuditEvent) -> dict:
+        d: dict = {"action": e.action, "decision": e.decision}
+        if e.reason is not None:
+            d["reason"] = e.reason
+        d["actor"] = None if e.actor is None else c.unstructure(e.actor)
+        d["resource"] = e.resource
+        if e.detail is not None:
+            d["detail"] = {k: list(v) if isinstance(v, tuple) else v for k, v in e.detail}
+        return d
+
+    def event_st(j: dict, _: Any) -> AuditEvent:
+        detail = j.get("detail")
+        if detail is not None:
+            detail = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in detail.items()))
+        actor = None if j["actor"] is None else c.structure(j["actor"], A.Actor)
+        return AuditEvent(j["action"], j["decision"], j.get("reason"), actor, j["resource"], detail)
+
+    c.register_unstructure_hook(AuditEvent, event_un)
+    c.register_structure_hook(AuditEvent, event_st)
     camel_hooks(Result, remembered=override(rename="rememberedMessages"))
     c.register_unstructure_hook(ListMessage, lambda m: {"message": message_to_json(m.message), "sources": [s.value for s in m.sources]})
     c.register_structure_hook(ListMessage, lambda j, _: ListMessage(message_from_json(j["message"]), tuple(Source(s) for s in j["sources"])))

@@ -37,14 +37,19 @@ Outcome = Union[Answered, Refused, Failed]
 
 @frozen
 class AuditEvent:
-    """G15: actor (or None), resource ``agent:<id>``, action, decision, reason, detail."""
+    """G15: actor (or None), resource ``agent:<id>``, action, decision, reason, detail.
+
+    As Breakwater records them (docs/breakwater-measurements.md §1): ``reason`` None is an event
+    without a reason (allowed decisions); ``detail`` None is an event without detail (RBAC
+    events, and the gates' unclassified-content errors); detail values are strings or tuples of
+    strings (a policy-allowed event's ``evaluated``)."""
 
     action: str
     decision: str
-    reason: str
+    reason: str | None
     actor: Actor | None
     resource: str
-    detail: tuple[tuple[str, str], ...] = ()
+    detail: tuple[tuple[str, Any], ...] | None = None
 
 
 @frozen

@@ -185,7 +185,7 @@ def _double_failure_event(agent, g):
 def _abort_event(agent, g):
     procs = {p.id for p in agent.processors}
     if g.refusal is not None and g.refusal.processor_id in procs and g.refusal.reason != chain.PROCESSOR_FAILED:
-        e = chain.event(agent, None, "agent.input.processor", "error", chain.PROCESSOR_FAILED, processor=g.refusal.processor_id)
+        e = chain.event(agent, None, "agent.input.processor", "error", chain.PROCESSOR_FAILED, {"processor": g.refusal.processor_id})
         return evolve(g, audit=g.audit + (e,))
     return g
 

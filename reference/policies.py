@@ -7,23 +7,43 @@ from attrs import frozen
 from guardspec.model.agent import Actor, Agent, Allow, DenyPatterns, NoDecision, Policy, ThrowingEvaluator
 
 
+ROLES = ("admin", "builder", "operator", "reviewer", "viewer")
+PRINCIPAL_KINDS = ("human", "service", "agent", "system")
+
+
+def request_actor(actor: Actor | None) -> Actor | None:
+    """G3 Actor: the actor Breakwater reads from the request context (``breakwater.actor``), or
+    None. An actor with an empty id, a role outside Breakwater's closed role set, or a declared
+    principal kind outside its known kinds (null included) is no actor at all
+    (docs/breakwater-measurements.md §2)."""
+    if actor is None or not actor.id.strip():
+        return None
+    if actor.kind not in PRINCIPAL_KINDS or actor.role not in ROLES:
+        return None
+    return actor
+
+
 def rbac_denial(agent: Agent, actor: Actor | None) -> str | None:
-    """G3 RBAC: the denial reason, or None when the actor is allowed."""
+    """G3 RBAC: the denial reason, or None when the actor is allowed. The principal kind is
+    checked first; the role is checked for human principals only, as Breakwater's
+    authorizeActor does (docs/breakwater-measurements.md §2)."""
+    actor = request_actor(actor)
     if actor is None:
         return "no actor in request context (key 'breakwater.actor')"
-    if actor.kind is None:
-        return "principal kind is not declared"
     if actor.kind not in agent.allowed_principal_kinds:
         kinds = ", ".join(agent.allowed_principal_kinds)
-        return f"principal kind '{actor.kind}' is not in allowed principal kinds [{kinds}]"
-    if actor.role not in agent.allowed_roles:
+        return f"principal kind '{actor.kind}' is not in allowed kinds [{kinds}]"
+    if actor.kind == "human" and actor.role not in agent.allowed_roles:
         return f"role '{actor.role}' is not in allowed roles [{', '.join(agent.allowed_roles)}]"
     return None
 
 
 @frozen
 class PolicyAllowed:
-    pass
+    """Every input policy allowed; ``evaluated`` names them in order (the allowed event's
+    detail)."""
+
+    evaluated: tuple[str, ...] = ()
 
 
 @frozen
@@ -60,4 +80,4 @@ def evaluate(policies: tuple[Policy, ...], text: str) -> PolicyVerdict:
             return PolicyDenied(p.name)
         if d == "error":
             return PolicyFailed(p.name)
-    return PolicyAllowed()
+    return PolicyAllowed(tuple(p.name for p in policies))

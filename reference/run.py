@@ -191,7 +191,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
     denial = rbac_denial(agent, call.actor)
     # G3: one agent.input.authorize event per decision.
     audit.append(
-        event(agent, call.actor, "agent.input.authorize", "denied" if denial else "allowed", denial or "authorized")
+        event(agent, call.actor, "agent.input.authorize", "denied" if denial else "allowed", denial)
     )
     durable = call.loop is Loop.DURABLE
     if denial and not durable:

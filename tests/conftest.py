@@ -8,7 +8,7 @@ from guardspec.model.agent import Actor, Agent, Memory, MemoryBinding, Thread, T
 from guardspec.model.messages import Message, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.scenario import Call, Loop, Scenario
 
-ALICE = Actor("alice", "user")
+ALICE = Actor("alice", "operator")
 THREAD, RESOURCE = "t1", "r1"
 LOOPS = (Loop.GENERATE, Loop.STREAM, Loop.DURABLE)
 

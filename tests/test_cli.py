@@ -23,7 +23,7 @@ SCENARIO = {
     "threads": [{"id": "t1", "resource": "r1", "messages": [{"id": "h1", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "hello"}]}]}],
     "call": {
         "loop": "generate",
-        "actor": {"id": "a", "role": "user"},
+        "actor": {"id": "a", "role": "operator"},
         "memory": {"thread": "t1", "resource": "r1"},
         "messages": [{"id": "u1", "role": "user", "createdAt": 5, "parts": [{"type": "text", "text": "hi"}]}],
     },

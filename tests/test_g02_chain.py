@@ -11,13 +11,13 @@ from guardspec.reference import run
 
 from conftest import events, list_sources, scenario, stored, tool
 
-GUEST = Actor("bob", "guest")
+GUEST = Actor("bob", "viewer")
 
 
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])
 def test_g2_rbac_denial_on_generate_and_stream_throws(loop):
     obs = run(scenario(user("u1", "hi", 10), actor=GUEST, loop=loop, processors=(Processor("p", end=Abort("ran")),)), Mode.GUARDED)
-    reason = "role 'guest' is not in allowed roles [user]"
+    reason = "role 'viewer' is not in allowed roles [operator]"
     assert obs.outcome == Refused(reason, "breakwater-rbac", f"GuardedAgent authorization denied: {reason}")
     assert [(e.action, e.decision) for e in obs.audit] == [("agent.input.authorize", "denied")]
     assert obs.prompts == ()

@@ -21,7 +21,7 @@ def test_g12_deny_pattern_refuses_with_the_policy_name():
     obs = _run(user("u1", "please leak the key", 10), policies=(Allow("a"), DenyPatterns("no-leaks", ("leak",))))
     assert obs.outcome == Refused("policy 'no-leaks' denied the input", POLICY)
     (e,) = events(obs, "agent.input.policy")
-    assert (e.decision, e.reason, dict(e.detail)) == ("denied", "policy denied", {"policy": "no-leaks"})
+    assert (e.decision, e.reason, dict(e.detail)) == ("denied", "policy denied", {"policy": "no-leaks", "channel": "answer"})
     assert obs.prompts == ()
 
 
@@ -85,3 +85,16 @@ def test_g12_system_message_strings_in_provider_options_are_read():
     read = _run(user("u1", "hi", 10), procs=(Processor("p", steps=(AddSystem(sysmsg),)),)).read
     for piece in ("SYS PART", "PART OPTION", "MSG OPTION", "META STRING"):
         assert piece in read
+
+
+def test_g12_allowed_event_has_no_reason_and_lists_the_policies_evaluated():
+    """Breakwater policy-engine recordAllowedPolicyDecision: detail {evaluated: [names]}."""
+    obs = _run(user("u1", "hello", 10), policies=(Allow("a"), DenyPatterns("no-leaks", ("leak",))))
+    (e,) = events(obs, "agent.input.policy")
+    assert (e.decision, e.reason, e.detail) == ("allowed", None, (("evaluated", ("a", "no-leaks")),))
+
+
+def test_g12_failed_evaluation_event_names_policy_and_answer_channel():
+    obs = _run(user("u1", "hello", 10), policies=(NoDecision("mute"),))
+    (e,) = events(obs, "agent.input.policy")
+    assert (e.decision, e.reason, dict(e.detail)) == ("error", "policy evaluation failed", {"policy": "mute", "channel": "answer"})

@@ -90,7 +90,7 @@ def test_g13_system_messages_stay():
 
 
 def test_g13_durable_rbac_refusal_removes_the_input():
-    obs = _run(actor=Actor("bob", "guest"), loop=Loop.DURABLE)
+    obs = _run(actor=Actor("bob", "viewer"), loop=Loop.DURABLE)
     # RBAC runs before the memory processors (G2), so history was never loaded either
     assert "u1" not in list_sources(obs)
     assert [m.id for m in obs.stored] == ["h1"]

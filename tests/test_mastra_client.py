@@ -57,7 +57,7 @@ def test_dead_command_is_reported() -> None:
 
 def test_requests_and_replies_follow_the_published_schemas() -> None:
     v = _schemas()
-    scenario = {"guardspec": 1, "agent": {"id": "agent"}, "call": {"loop": "generate", "messages": ["hi"], "actor": {"id": "a", "role": "user", "kind": "human"}}}
+    scenario = {"guardspec": 1, "agent": {"id": "agent"}, "call": {"loop": "generate", "messages": ["hi"], "actor": {"id": "a", "role": "operator", "kind": "human"}}}
     reqs = [{"id": 1, "kind": "hello"}, {"id": 2, "kind": "run", "mode": "raw", "scenario": scenario}, {"id": 3, "kind": "run", "mode": "guarded", "scenario": scenario}]
     with MastraClient() as c:
         for r in reqs:

@@ -12,7 +12,7 @@ from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import obj
 from guardspec.properties import invariants as inv
 
-ACTOR = Actor("alice", "user")
+ACTOR = Actor("alice", "operator")
 U0 = Message("u0", Role.USER, (TextPart("note-00"),), created_at=1, thread_id="t1", resource_id="r1")
 A0 = Message("a0", Role.ASSISTANT, (ToolPart("tc1", "lookup", ToolState.CALL, args=obj(q="note-01")),), created_at=2, thread_id="t1", resource_id="r1")
 STORE = ThreadStore((Thread("t1", "r1", (U0, A0)),))

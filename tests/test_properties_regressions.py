@@ -17,7 +17,7 @@ AGENT = Agent(policies=(DenyPatterns("no-marker", ("FORBIDDEN",)),), memory=Memo
 def test_caller_context_is_read():
     sc = Scenario(
         AGENT,
-        Call(Loop.GENERATE, (Message("c1", Role.USER, (TextPart("note-01"),), created_at=10),), Actor("a", "user"),
+        Call(Loop.GENERATE, (Message("c1", Role.USER, (TextPart("note-01"),), created_at=10),), Actor("a", "operator"),
              MemoryBinding("t1", "r1"), context=(Message("x1", Role.USER, (TextPart("FORBIDDEN-02"),), created_at=4),)),
         ThreadStore((Thread("t1", "r1", (U0,)),)),
     )
@@ -30,6 +30,6 @@ def test_replace_all_system_with_an_image_part_does_not_crash():
     db = Message("s1", Role.SYSTEM, (ImagePart("note-02", "image/png"),))
     p = Processor("p1", (ReplaceAllSystem((db,)),), Return())
     sc = Scenario(Agent(policies=AGENT.policies, processors=(p,), memory=Memory()),
-                  Call(Loop.GENERATE, ("note-03",), Actor("a", "user"), MemoryBinding("t1", "r1")), ThreadStore((Thread("t1", "r1", (U0,)),)))
+                  Call(Loop.GENERATE, ("note-03",), Actor("a", "operator"), MemoryBinding("t1", "r1")), ThreadStore((Thread("t1", "r1", (U0,)),)))
     ex = execute(sc)
     assert not check_call(ex)

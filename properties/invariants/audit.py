@@ -6,13 +6,14 @@ from __future__ import annotations
 from guardspec.model.observation import Observation
 from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, Throw
 from guardspec.model.scenario import Scenario
+from guardspec.reference.policies import request_actor
 
 from .scenario import caller_messages
 
 
 def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G15): every event carries the actor, resource ``agent:<id>``, a decision and a
-    reason, and no event carries message text or thrown-error text."""
+    """Extra (G15): every event carries the actor (as Breakwater reads it), resource
+    ``agent:<id>``, a decision and, unless allowed, a reason, and no event carries message text or thrown-error text."""
     secrets = set()
     for m in caller_messages(scenario):
         for p in m.parts or ():
@@ -23,7 +24,9 @@ def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:
             secrets.add(p.end.message)
     out = []
     for e in obs.audit:
-        if e.actor != scenario.call.actor or e.resource != f"agent:{scenario.agent.id}" or not e.decision or not e.reason:
+        # the actor Breakwater reads from the request context; allowed events carry no reason
+        actor = request_actor(scenario.call.actor)
+        if e.actor != actor or e.resource != f"agent:{scenario.agent.id}" or not e.decision or (not e.reason) != (e.decision == "allowed"):
             out.append(f"G15: event {e!r} lacks actor/resource/decision/reason")
         blob = repr((e.reason, e.detail))
         for t in secrets:

@@ -46,7 +46,7 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
         return st.just(ACTOR)
     return st.one_of(
         st.just(ACTOR),
-        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "user", "service"), Actor("anon", "user", None)]),
+        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]),
     )
 
 

@@ -16,7 +16,7 @@ MARKER = "FORBIDDEN"
 THREAD, FRESH_THREAD, RESOURCE = "t1", "t2", "r1"
 NOW = 1000
 POLICY = DenyPatterns("no-marker", (MARKER,))
-ACTOR = Actor("alice", "user", "human")
+ACTOR = Actor("alice", "operator", "human")
 TOOLS = (
     ClientTool("lookup", Mapping("text", "mapped:")),
     ClientTool("plain"),

@@ -127,7 +127,7 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
     call = Call(
         loop=LOOPS[LoopC(ch.loop)],
         messages=tuple(caller),
-        actor=Actor("alice", "user" if ch.rbac_ok else "guest"),
+        actor=Actor("alice", "operator" if ch.rbac_ok else "viewer"),
         memory=MemoryBinding(THREAD, RESOURCE),
         context=tuple(context),
     )
@@ -139,5 +139,5 @@ def follow_up(first: Scenario) -> Scenario:
     from attrs import evolve
 
     agent = evolve(first.agent, processors=(), policies=(), memory=Memory())
-    call = evolve(first.call, loop=Loop.GENERATE, messages=(Message("next", Role.USER, (TextPart("next call"),), 900),), actor=Actor("alice", "user"), context=())
+    call = evolve(first.call, loop=Loop.GENERATE, messages=(Message("next", Role.USER, (TextPart("next call"),), 900),), actor=Actor("alice", "operator"), context=())
     return evolve(first, agent=agent, call=call, name=first.name + " / follow-up")

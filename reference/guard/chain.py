@@ -15,7 +15,7 @@ from .. import preparation
 from ..invocation import Aborts, Returns, Throws, TripWires, invoke
 from ..mapping import MappingError, map_client_outputs
 from ..messagelist import MessageList, sources_by_id
-from ..policies import PolicyDenied, PolicyFailed, evaluate
+from ..policies import PolicyAllowed, PolicyDenied, PolicyFailed, evaluate, request_actor
 from ..reading import NotClassified, fingerprint
 from ..trace import Trace
 from .application import CannotApply, apply_guarded
@@ -48,10 +48,16 @@ class GuardedChain:
     record: tuple[Addition, ...]
 
 
-def event(agent: Agent, actor: Actor | None, action: str, decision: str, reason: str, **detail: str) -> AuditEvent:
-    """G15 Audit hygiene: every event carries the actor (or null), resource ``agent:<id>``,
-    decision and reason, and never thrown-error text, evaluator reasons or message text."""
-    return AuditEvent(action, decision, reason, actor, f"agent:{agent.id}", tuple(sorted(detail.items())))
+def event(
+    agent: Agent, actor: Actor | None, action: str, decision: str, reason: str | None, detail: dict | None = None
+) -> AuditEvent:
+    """G15 Audit hygiene: every event carries the actor Breakwater reads from the request
+    context (or null), resource ``agent:<id>``, the decision, and the reason of a denial or an
+    error, and never thrown-error text, evaluator reasons or message text. Breakwater's shapes
+    (docs/breakwater-measurements.md §1): an allowed event has no reason; RBAC events and the
+    unclassified-content error have no detail; detail values are strings or lists of them."""
+    items = None if detail is None else tuple(sorted(detail.items()))
+    return AuditEvent(action, decision, reason, request_actor(actor), f"agent:{agent.id}", items)
 
 
 def record_outcomes(lst: MessageList) -> frozenset[tuple[str, str, str]] | None:
@@ -93,7 +99,7 @@ def guarded_chain(
 
     def fail(lst: MessageList, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
         """G6: exactly one processor error event, reason ``input processor failed``."""
-        audit.append(event(agent, actor, "agent.input.processor", "error", PROCESSOR_FAILED, processor=pid))
+        audit.append(event(agent, actor, "agent.input.processor", "error", PROCESSOR_FAILED, {"processor": pid}))
         return stop(lst, PROCESSOR_FAILED, pid, snap, carriers)
 
     recorded = record_outcomes(lst)
@@ -152,12 +158,13 @@ def guarded_chain(
         trace.read = text
     verdict = evaluate(agent.policies, text)
     if isinstance(verdict, PolicyDenied):
-        audit.append(event(agent, actor, "agent.input.policy", "denied", "policy denied", policy=verdict.policy))
+        audit.append(event(agent, actor, "agent.input.policy", "denied", "policy denied", {"policy": verdict.policy, "channel": "answer"}))
         g = stop(lst, f"policy '{verdict.policy}' denied the input", POLICY_ENGINE, None, all_carriers)
         return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
     if isinstance(verdict, PolicyFailed):
-        audit.append(event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", policy=verdict.policy))
+        audit.append(event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", {"policy": verdict.policy, "channel": "answer"}))
         g = stop(lst, "policy evaluation failed", POLICY_ENGINE, None, all_carriers)
         return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
-    audit.append(event(agent, actor, "agent.input.policy", "allowed", "policy allowed"))
+    assert isinstance(verdict, PolicyAllowed)
+    audit.append(event(agent, actor, "agent.input.policy", "allowed", None, {"evaluated": verdict.evaluated}))
     return GuardedChain(lst, None, tuple(audit), text, tuple(record))

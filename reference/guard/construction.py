@@ -8,12 +8,33 @@ from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, Role, SystemMessage
 from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT, RESERVED_IDS
 
+from ..policies import PRINCIPAL_KINDS, ROLES
+
+
+def _entries_error(label: str, entries: tuple[str, ...], known: tuple[str, ...]) -> str | None:
+    if not entries:
+        return f"TypeError: createGuardedAgent: {label} must be a non-empty array"
+    for i, e in enumerate(entries):
+        if e not in known:
+            return f"TypeError: createGuardedAgent: {label} entry {i} is unknown (got {e!r})"
+        if e in entries[:i]:
+            return f"TypeError: createGuardedAgent: {label} entry {i} is a duplicate (got {e!r})"
+    return None
+
 
 def construction_error(agent: Agent) -> str | None:
     """G0 Construction (S1): each application input processor has a non-empty id that is not
     reserved, implements processInput and none of the per-step, provider, output or error hooks
-    (the first found is named); memory with title generation on is refused. A TypeError text,
-    or None."""
+    (the first found is named); memory with title generation on is refused; the allowed roles
+    are a non-empty list of Breakwater's roles without repeats, and so are the allowed
+    principal kinds (docs/breakwater-measurements.md §2). Checked in Breakwater's order:
+    memory, roles, kinds, processors. A TypeError text, or None."""
+    if agent.memory is not None and agent.memory.generate_title:
+        return "TypeError: guarded agent memory must not generate thread titles"
+    err = _entries_error("allowedRoles", agent.allowed_roles, ROLES)
+    err = err or _entries_error("allowedPrincipalKinds", agent.allowed_principal_kinds, PRINCIPAL_KINDS)
+    if err:
+        return err
     for p in agent.processors:
         if not p.id:
             return "TypeError: application input processor must have a non-empty id"
@@ -24,8 +45,6 @@ def construction_error(agent: Agent) -> str | None:
         for hook in FORBIDDEN_HOOKS:
             if hook in p.hooks:
                 return f"TypeError: application input processor '{p.id}' must not implement {hook}"
-    if agent.memory is not None and agent.memory.generate_title:
-        return "TypeError: guarded agent memory must not generate thread titles"
     return None
 
 

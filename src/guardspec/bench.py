@@ -90,7 +90,7 @@ def generated_scenario(rng: random.Random) -> Scenario:
     call = Call(
         loop=rng.choice(list(Loop)),
         messages=tuple(caller),
-        actor=Actor("alice", rng.choice(["user", "user", "user", "guest"])),
+        actor=Actor("alice", rng.choice(["operator", "operator", "operator", "viewer"])),
         memory=MemoryBinding("t1", "r1"),
         reply="ok",
         now=1000,

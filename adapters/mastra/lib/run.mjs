@@ -32,13 +32,19 @@ export const RAW_FIELDS = {
 
 // ---- RBAC and the policy engine as plain processors (reference/raw_runner.py) ---------------
 
+const ROLES = ['admin', 'builder', 'operator', 'reviewer', 'viewer'];
+const PRINCIPAL_KINDS = ['human', 'service', 'agent', 'system'];
+
+/** reference/policies.py rbac_denial: Breakwater's closed roles and kinds; roles checked for humans only. */
 export function rbacDenial(agent, actor) {
-  if (!actor) return "no actor in request context (key 'breakwater.actor')";
-  if (actor.kind == null) return 'principal kind is not declared';
+  const kind = actor?.kind === undefined ? 'human' : actor.kind;
+  if (!actor || typeof actor.id !== 'string' || actor.id.trim() === '' || !PRINCIPAL_KINDS.includes(kind) || !ROLES.includes(actor.role)) {
+    return "no actor in request context (key 'breakwater.actor')";
+  }
   const kinds = agent.allowedPrincipalKinds ?? ['human'];
-  if (!kinds.includes(actor.kind)) return `principal kind '${actor.kind}' is not in allowed principal kinds [${kinds.join(', ')}]`;
-  const roles = agent.allowedRoles ?? ['user'];
-  if (!roles.includes(actor.role)) return `role '${actor.role}' is not in allowed roles [${roles.join(', ')}]`;
+  if (!kinds.includes(kind)) return `principal kind '${kind}' is not in allowed kinds [${kinds.join(', ')}]`;
+  const roles = agent.allowedRoles ?? ['operator'];
+  if (kind === 'human' && !roles.includes(actor.role)) return `role '${actor.role}' is not in allowed roles [${roles.join(', ')}]`;
   return null;
 }
 

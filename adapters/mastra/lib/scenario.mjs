@@ -28,7 +28,7 @@ export function agentSpecOf(scenario) {
   return {
     id: 'agent',
     instructions: 'You are a guarded agent.',
-    allowedRoles: ['user'],
+    allowedRoles: ['operator'],
     allowedPrincipalKinds: ['human'],
     policies: [],
     processors: [],
