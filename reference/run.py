@@ -26,7 +26,7 @@ from guardspec.model.messages import SOURCE_ORDER
 from guardspec.model.scenario import Loop, Mode, Scenario
 
 from . import finish, preparation
-from .guard.chain import event, guarded_chain
+from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, drain_unsaved, without_steps
@@ -176,6 +176,16 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
     )
 
 
+def refusal_processor_id(scenario: Scenario, refusal: Refusal) -> str:
+    """G6 Outcome classes, the refusal's processorId: a processor's abort names the processor;
+    a TripWire the processor threw itself is rethrown unchanged by Breakwater's wrapper, and
+    Mastra names it as its own runner does: ``<agent id>-input-processor`` on generate/stream,
+    ``""`` on the durable loop (docs/breakwater-measurements.md §3)."""
+    if not refusal.rethrown:
+        return refusal.processor_id
+    return "" if scenario.call.loop is Loop.DURABLE else f"{scenario.agent.id}-input-processor"
+
+
 def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
     """G2 Chain per loop, G14 Consequences: one guarded call, G over M.
 
@@ -231,7 +241,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
     lst = chain.list
     if chain.refusal is not None:
         # G14 Consequences: nothing G13 removed is saved or titled; the result omits it.
-        outcome = Refused(chain.refusal.reason, chain.refusal.processor_id)
+        outcome = Refused(chain.refusal.reason, refusal_processor_id(scenario, chain.refusal))
         if durable:
             if bound:
                 threads = finish.save(threads, *bound, lst)

@@ -18,7 +18,7 @@ from guardspec.model.processors import (
     Throw,
     ThrowTripWire,
 )
-from guardspec.model.scenario import Mode
+from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
 
 from conftest import LOOPS, events, prompt_lines, scenario
@@ -74,3 +74,17 @@ def test_g6_failure_has_no_policy_event_and_no_model_call(end):
     obs = _run(end)
     assert events(obs, "agent.input.policy") == []
     assert obs.prompts == ()
+
+
+@pytest.mark.parametrize(("loop", "pid"), [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")])
+def test_g6_own_tripwire_is_rethrown_and_named_by_mastra(loop, pid):
+    """Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built
+    itself; Mastra's runner names it (issue 9 #5, measured)."""
+    obs = run(scenario(user("u1", "hi", 10), loop=loop, id="bot", processors=(Processor("own", end=ThrowTripWire("tripped")),)), Mode.GUARDED)
+    assert obs.outcome == Refused("tripped", pid)
+
+
+@pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.DURABLE])
+def test_g6_abort_still_names_the_processor(loop):
+    obs = run(scenario(user("u1", "hi", 10), loop=loop, processors=(Processor("own", end=Abort("no")),)), Mode.GUARDED)
+    assert obs.outcome == Refused("no", "own")

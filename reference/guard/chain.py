@@ -32,8 +32,12 @@ PROCESSOR_FAILED = "input processor failed"
 
 @frozen
 class Refusal:
+    """``rethrown``: a TripWire the processor built itself, which Breakwater rethrows unchanged,
+    so Mastra names it (``processor_id`` is then the processor that threw it)."""
+
     reason: str
     processor_id: str
+    rethrown: bool = False
 
 
 @frozen
@@ -91,11 +95,13 @@ def guarded_chain(
     G13 names before it stops the call."""
     record: list[Addition] = []
 
-    def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
+    def stop(
+        lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = (), rethrown: bool = False
+    ) -> GuardedChain:
         lst = refusal_removal(lst, record, snap, carriers)
         if trace:
             trace.stage(f"refusal removal ({pid})", lst, reason)
-        return GuardedChain(lst, Refusal(reason, pid), tuple(audit), None, tuple(record))
+        return GuardedChain(lst, Refusal(reason, pid, rethrown), tuple(audit), None, tuple(record))
 
     def fail(lst: MessageList, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
         """G6: exactly one processor error event, reason ``input processor failed``."""
@@ -126,7 +132,8 @@ def guarded_chain(
         end = inv.ending
         # G6 Outcome classes.
         if isinstance(end, (Aborts, TripWires)):
-            return stop(lst, end.reason, proc.id, before, carriers + all_carriers)
+            rethrown = isinstance(end, TripWires)
+            return stop(lst, end.reason, proc.id, before, carriers + all_carriers, rethrown)
         if isinstance(end, Throws):
             return fail(lst, proc.id, before, carriers + all_carriers)
         assert isinstance(end, Returns)
