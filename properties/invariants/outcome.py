@@ -25,6 +25,8 @@ from guardspec.model.processors import (
 )
 from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.reference.guard.chain import Refusal
+from guardspec.reference.run import refusal_processor_id
 from guardspec.reference.reading import cached_output
 
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
@@ -126,7 +128,9 @@ def own_abort_refuses_with_own_reason(scenario: Scenario, obs: Observation) -> l
     pred = predicted_first_processor(scenario)
     if pred and pred[0] == "abort" and _reaches_processors(scenario, obs):
         first = scenario.agent.processors[0].id
-        if o not in (Refused(pred[1], first), Refused(PROCESSOR_FAILED, first)):
+        # a TripWire the processor throws itself is rethrown and named by Mastra (G6)
+        own = Refusal(pred[1], first, isinstance(scenario.agent.processors[0].end, ThrowTripWire))
+        if o not in (Refused(pred[1], refusal_processor_id(scenario, own)), Refused(PROCESSOR_FAILED, first)):
             out.append(f"I6: first processor {first!r} aborts with {pred[1]!r}, outcome {o!r}")
     return out
 
