@@ -226,6 +226,9 @@ def system_texts(s: SystemMessage) -> list[str]:
                 out.extend(strings_inside(p.get("providerOptions")))
             else:
                 raise NotClassified("system part that is not text")
+        # M12: Mastra sends array content as its texts joined without separator
+        # (docs/mastra-measurements.md §k): that text is read too, as the model receives it
+        out.append("".join(p.text if isinstance(p, TextPart) else p.get("text") for p in c))
     else:
         raise NotClassified("system content that is not text")
     out.extend(strings_inside(s.provider_options))
