@@ -10,6 +10,7 @@ The modules are grouped by what is observed:
 - ``scenario``: what the scenario itself says (bound thread, caller messages, stored history);
 - ``threads``: the stored threads and titles (I1, I2);
 - ``result``: what a refused call shows in its result and final list (I3, G13);
+- ``rendering``: each prompt entry as the model receives it (the invariants' own reading);
 - ``prompt``: what reaches the model (I4, I9);
 - ``tool_outcomes``: the caller's client tool outcome on a remembered message (I8, I10);
 - ``outcome``: how the call ends (G2, I5, I6, I7, I11, G12, G7, G11);
@@ -32,15 +33,14 @@ from .outcome import (
     same_scenario_same_observation,
 )
 from .prompt import (
-    DENIAL_TEXT,
     additions_are_read,
-    as_sent,
     is_mastra_filler,
-    known_parts,
+    known_renderings,
     nothing_reaches_model_unread,
     prompt_entries_are_known_or_read,
     refused_text_never_sent_later,
 )
+from .rendering import DENIAL_TEXT, SENT_STATES, Text, Unrenderable, entry_texts, part_texts, sent_output, system_text
 from .result import refused_list_holds_only_history, refused_result_omits_call_messages
 from .scenario import PROCESSOR_FAILED, RECORDER, bound_thread, caller_ids, caller_messages, configured_system, stored_before, touches
 from .threads import (
@@ -49,7 +49,7 @@ from .threads import (
     refused_call_generates_no_title,
     refused_call_leaves_threads_intact,
 )
-from .tool_outcomes import SENT_STATES, carrier_ids, moved_outcome_not_remapped, returned_memory_input_stays_both
+from .tool_outcomes import carrier_ids, moved_outcome_not_remapped, returned_memory_input_stays_both
 
 __all__ = [
     "DENIAL_TEXT",
@@ -57,7 +57,6 @@ __all__ = [
     "RECORDER",
     "SENT_STATES",
     "additions_are_read",
-    "as_sent",
     "audit_is_hygienic",
     "bound_thread",
     "caller_ids",
@@ -69,7 +68,7 @@ __all__ = [
     "guarded_mode_shows_none",
     "identity_processors_change_nothing",
     "is_mastra_filler",
-    "known_parts",
+    "known_renderings",
     "mapping_error_fails_call",
     "moved_outcome_not_remapped",
     "nothing_reaches_model_unread",

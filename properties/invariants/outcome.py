@@ -27,8 +27,8 @@ from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, BigInt
 from guardspec.reference.guard.chain import Refusal
 from guardspec.reference.run import refusal_processor_id
-from guardspec.reference.reading import cached_output
 
+from .rendering import cached_output
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
 
 

@@ -1,102 +1,84 @@
 """I4 and I9: what reaches the model.
 
-How I4 decides that an entry "was read": the policies' text (``read``) is the newline-joined
-list of texts G12 extracts. An entry counts as read when every text G12 would extract from it
-(``reading.part_texts`` for a part, ``reading.system_texts`` for a system message) occurs as a
-substring of ``read``. Substring (not line) matching can only make the check more lenient: a
-missed violation, never a false one. Generated texts are fixed-width tokens (``note-07``) so
-that accidental containment is rare.
+How I4 decides that an entry "was read": each prompt entry is rendered as the model receives it
+(``rendering``: a system message as one text, tool outputs as sent, mapped outputs included),
+and every text of that rendering must occur in the policies' read (``read``), unless the stored
+history or the configured instructions would have sent the very same texts. The rendering is
+the invariants' own, written from SPEC M11/M12 and the measurements; nothing here asks the
+reference how it reads. Substring matching can only make the check more lenient: a missed
+violation, never a false one. Generated texts are fixed-width tokens (``note-07``) so that
+accidental containment is rare.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
-
-from attrs import evolve
+from typing import Any, Sequence
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Observation, Refused
 from guardspec.model.scenario import Scenario
-from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
-from guardspec.reference.reading import NotClassified, cached_output, part_texts, system_texts
+from guardspec.model.values import UNDEFINED, to_json_text
 
-from .scenario import bound_thread, caller_messages, configured_system, stored_before
-
-
-def _texts(entry: Any) -> list[str]:
-    """G12 texts of a prompt entry, or a part; raises NotClassified."""
-    if isinstance(entry, SystemMessage):
-        return system_texts(entry)
-    return part_texts(entry)
+from .rendering import Text, Unrenderable, cached_output, entry_texts, part_texts, system_texts, unread
+from .scenario import bound_thread, caller_messages, stored_before
 
 
-def _read_has(read: str | None, texts: Iterable[str]) -> bool:
-    if read is None:
-        return not any(texts)
-    return all(t in read for t in texts)
+def _key(texts: list[Text]) -> str:
+    return repr(texts)
 
 
-def _substituted(p: Any) -> Any:
-    """M11/M12: the part as the prompt shows it (a cached output replaces the result)."""
-    if isinstance(p, ToolPart):
-        out = cached_output(p)
-        if out is not UNDEFINED:
-            return evolve(p, result=out)
-    return p
-
-
-def as_sent(p: Any) -> Any:
-    """M12: how Mastra's prompt conversion sends a part: an ``output-denied`` call as a result
-    holding ``{type: 'text', value: <the approval's reason or Mastra's fixed text>}``, and a
-    cached output in place of the result (M11)."""
-    if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED:
-        reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
-        text = reason if isinstance(reason, str) and reason else DENIAL_TEXT
-        return evolve(p, state=ToolState.RESULT, result=obj(type="text", value=text), approval=UNDEFINED)
-    return _substituted(p)
-
-
-def known_parts(scenario: Scenario) -> set[tuple]:
-    """Parts stored before the call, keyed (message id, role, part), as stored and as the
-    prompt sends them (``as_sent``)."""
-    out = set()
+def known_renderings(scenario: Scenario) -> set[tuple]:
+    """What the call's own history would send: for every part stored before the call, keyed
+    (message id, role, rendering), and the exact part too (a part that cannot be rendered can
+    still be stored history sent back unchanged)."""
+    out: set[tuple] = set()
     for m in stored_before(scenario):
         for p in m.parts or ():
-            out.add((m.id, m.role, p))
-            out.add((m.id, m.role, _substituted(p)))
-            out.add((m.id, m.role, as_sent(p)))
+            out.add((m.id, m.role, "part", repr(p)))
+            try:
+                out.add((m.id, m.role, _key(part_texts(p))))
+            except Unrenderable:
+                pass
     return out
 
 
-DENIAL_TEXT = "Tool call was not approved by the user"
+def _configured(agent: Agent) -> set[str]:
+    """The configured instructions, as the model receives them (a string, no options)."""
+    return {repr([Text(agent.instructions)])} if agent.instructions else set()
 
 
-def _denial_as_result(read: str | None, p: Any) -> bool:
-    """M12: Mastra sends an ``output-denied`` call as a result holding ``{type: 'text', value:
-    <the approval's reason>}``; the reason was read (as the JSON text of the approval reason,
-    G12), or it is Mastra's own fixed text."""
-    if not (isinstance(p, ToolPart) and p.state is ToolState.RESULT and isinstance(p.result, JsObject)):
+def _is_configured(configured: set[str], s: SystemMessage) -> bool:
+    try:
+        return repr(system_texts(s)) in configured
+    except Unrenderable:
         return False
-    if p.result.get("type") != "text" or set(p.result.keys()) != {"type", "value"}:
+
+
+def _known(known: set[tuple], mid: str, role: Role, p: Any) -> bool:
+    if (mid, role, "part", repr(p)) in known:
+        return True
+    try:
+        return (mid, role, _key(part_texts(p))) in known
+    except Unrenderable:
         return False
-    v = p.result.get("value")
-    if not isinstance(v, str):
-        return False
-    return v == DENIAL_TEXT or _read_has(read, [to_json_text(v)])
 
 
 def _unread_part(read: str | None, p: Any) -> str | None:
-    """Why a part does not count as read, or None when it does."""
+    """Why a part, as the model receives it, does not count as read, or None when it does."""
     try:
-        texts = _texts(p)
-    except NotClassified as e:
-        return f"unclassifiable ({e})"
-    missing = [t for t in texts if not _read_has(read, [t])]
-    if missing and _denial_as_result(read, p):
-        rest = _texts(evolve(p, result=UNDEFINED))
-        missing = [t for t in rest if not _read_has(read, [t])]
+        missing = unread(read, part_texts(p))
+    except Unrenderable as e:
+        return f"unrenderable ({e})"
     return f"texts {missing!r} not in the policies' read" if missing else None
+
+
+def _unread_system(read: str | None, s: SystemMessage) -> str | None:
+    try:
+        missing = unread(read, system_texts(s))
+    except Unrenderable as e:
+        return f"unrenderable ({e})"
+    return f"texts {missing!r} (as the model receives them) not in the policies' read" if missing else None
 
 
 def is_mastra_filler(e: Any) -> bool:
@@ -114,24 +96,25 @@ def is_mastra_filler(e: Any) -> bool:
 
 def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read: str | None) -> list[str]:
     """I4, first half (S5, G9, G10): every prompt entry (a system message, or a part of a
-    message) is identical to one stored or configured before the call (a part keyed by its
-    message's id and role), or was read by the input policies."""
-    known = known_parts(scenario)
-    configured = configured_system(scenario.agent)
+    message), rendered as the model receives it, is what the configured instructions or the
+    stored history (a part keyed by its message's id and role) would send, or every text of it
+    was read by the input policies."""
+    known = known_renderings(scenario)
+    configured = _configured(scenario.agent)
     out = []
     for step, prompt in enumerate(obs.prompts):
         for e in prompt:
             if isinstance(e, SystemMessage):
-                if e in configured:
+                if _is_configured(configured, e):
                     continue
-                why = _unread_part(read, e)
+                why = _unread_system(read, e)
                 if why:
                     out.append(f"I4: prompt[{step}] system message {e.content!r}: {why}")
                 continue
             if is_mastra_filler(e):
                 continue
             for i, p in enumerate(e.parts or ()):
-                if (e.id, e.role, p) in known:
+                if _known(known, e.id, e.role, p):
                     continue
                 why = _unread_part(read, p)
                 if why:
@@ -152,45 +135,47 @@ def additions_are_read(scenario: Scenario, read: str | None, stages: Sequence[tu
     """I4, second half (S5, G9, G10): text a processor ever added to the prompt outside the
     call's input is read, even if a later processor took it away.
 
-    ``stages`` are the lists after each application processor (name, ``ListView``), as the
-    reference's trace records them. An entry of such a list that is not input-only (G9's prompt
-    entries), is not configured, and holds a part that was on no earlier list and is not stored
-    history, is an addition; its texts must occur in ``read``. Checked only when the policies ran.
+    ``stages`` are the lists after each application processor (name, ``ListView``), as an
+    implementation's trace shows them. An entry of such a list that is not input-only (G9's
+    prompt entries), is not configured, and holds a part whose rendering was on no earlier list
+    and is not stored history, is an addition; every text of its rendering (as the model would
+    receive it) must occur in ``read``. Checked only when the policies ran.
     """
     if read is None or not stages:
         return []
-    known = known_parts(scenario)
-    configured = configured_system(scenario.agent)
-    seen_parts: set[tuple] = set()
+    known = known_renderings(scenario)
+    configured = _configured(scenario.agent)
+    seen: set[tuple] = set()
     seen_system: set = set()
     out = []
-    first = True
-    for name, view in stages:
+    for n, (name, view) in enumerate(stages):
         systems = list(view.untagged) + [s for _, b in view.tagged for s in b]
         msgs = [(lm.message, lm.sources) for lm in view.messages]
-        if first:
-            # the list before any processor ran: the baseline
-            seen_system.update(repr(s) for s in systems)
-            seen_parts.update((m.id, m.role, p) for m, _ in msgs for p in m.parts or ())
-            first = False
-            continue
-        for s in systems:
-            if s in configured or repr(s) in seen_system:
-                continue
-            why = _unread_part(read, s)
-            if why:
-                out.append(f"I4: after {name}, added system message {s.content!r}: {why}")
-        for m, sources in msgs:
-            if set(sources) == {Source.INPUT}:
-                continue
-            for i, p in enumerate(m.parts or ()):
-                key = (m.id, m.role, p)
-                if key in known or key in seen_parts or _mapped_later(scenario.agent, p):
+        if n > 0:
+            for s in systems:
+                if repr(s) in seen_system or _is_configured(configured, s):
                     continue
-                why = _unread_part(read, p)
+                why = _unread_system(read, s)
                 if why:
-                    out.append(f"I4: after {name}, added/changed message {m.id!r} part {i}: {why}")
+                    out.append(f"I4: after {name}, added system message {s.content!r}: {why}")
+            for m, sources in msgs:
+                if set(sources) == {Source.INPUT}:
+                    continue
+                for i, p in enumerate(m.parts or ()):
+                    if _known(known, m.id, m.role, p) or _known(seen, m.id, m.role, p) or _mapped_later(scenario.agent, p):
+                        continue
+                    why = _unread_part(read, p)
+                    if why:
+                        out.append(f"I4: after {name}, added/changed message {m.id!r} part {i}: {why}")
+        # the list before any processor ran is the baseline; every list after it adds to it
         seen_system.update(repr(s) for s in systems)
+        for m, _ in msgs:
+            for p in m.parts or ():
+                seen.add((m.id, m.role, "part", repr(p)))
+                try:
+                    seen.add((m.id, m.role, _key(part_texts(p))))
+                except Unrenderable:
+                    pass
     return out
 
 
@@ -200,17 +185,20 @@ def nothing_reaches_model_unread(scenario: Scenario, obs: Observation, read: str
 
 
 def _prompt_strings(obs: Observation) -> list[str]:
+    """Every text the model received, as it received it."""
     out = []
     for prompt in obs.prompts:
         for e in prompt:
             try:
-                if isinstance(e, SystemMessage):
-                    out.extend(system_texts(e))
-                else:
-                    for p in e.parts or ():
-                        out.extend(part_texts(p))
-            except NotClassified:
+                texts = entry_texts(e)
+            except Unrenderable:
                 out.append(repr(e))
+                continue
+            for t in texts:
+                try:
+                    out.append(t.value if isinstance(t.value, str) else to_json_text(t.value))
+                except (TypeError, ValueError):
+                    out.append(repr(t.value))
     return out
 
 

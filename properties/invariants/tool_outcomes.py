@@ -11,9 +11,9 @@ from guardspec.model.messages import Message, Source, ToolPart, ToolState
 from guardspec.model.observation import Answered, Observation
 from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, obj, to_json_text
-from guardspec.reference.reading import cached_output
 
-from .prompt import _substituted, _unread_part
+from .prompt import _unread_part
+from .rendering import SENT_STATES, cached_output
 from .scenario import bound_thread, touches
 
 
@@ -36,10 +36,6 @@ def _sent_tool_parts(prompt: Sequence[Any], mid: str) -> dict[str, ToolPart]:
                 if isinstance(p, ToolPart):
                     out[p.tool_call_id] = p
     return out
-
-
-# M12: the tool states Mastra sends to the model (pending calls and approvals are not sent).
-SENT_STATES = (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED)
 
 
 def returned_memory_input_stays_both(
@@ -115,7 +111,8 @@ def moved_outcome_not_remapped(scenario: Scenario, obs: Observation, stages: Seq
         for p in lm.message.parts or ():
             if not (isinstance(p, ToolPart) and p.state is ToolState.RESULT and p.tool_call_id in sent):
                 continue
-            want = _substituted(p).result
+            cached = cached_output(p)
+            want = p.result if cached is UNDEFINED else cached
             if sent[p.tool_call_id].result != want:
                 out.append(f"I10: moved outcome {p.tool_call_id!r} of {cid!r} sent as {sent[p.tool_call_id].result!r}, expected {want!r}")
     return out
