@@ -16,7 +16,7 @@ from attrs import evolve, frozen
 from hypothesis import given
 
 from guardspec.model.agent import Allow, DenyPatterns
-from guardspec.model.messages import Message, Role, Source, SystemMessage, ToolPart
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart
 from guardspec.model.observation import Refused
 from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow
 from guardspec.model.scenario import Loop
@@ -269,6 +269,53 @@ def _history_rewrite_unread(lst, a) -> bool:
     return a.moved or not (isinstance(a.entry, Message) and a.entry.id in mem)
 
 
+def _system_parts_read_apart() -> list[Patch]:
+    """Issue 11 hole (a), the old reading: system content of several text parts is read as
+    its parts joined by newlines, while the model receives the parts as one text."""
+    orig = chain.read_text
+
+    def apart(e: Any) -> Any:
+        c = e.content if isinstance(e, SystemMessage) else None
+        if isinstance(c, tuple) and len(c) > 1 and all(isinstance(p, TextPart) and isinstance(p.text, str) for p in c):
+            return evolve(e, content="\n".join(p.text for p in c))
+        return e
+
+    def read_text(lst, recorded, record, *rest):
+        return orig(lst, recorded, [evolve(a, entry=apart(a.entry)) for a in record], *rest)
+
+    return [(chain, "read_text", read_text)]
+
+
+def _history_input_read_unmapped() -> list[Patch]:
+    """Issue 11 hole (b), the old reading: a history id re-added under ``input`` alone is read
+    as it stood before client tool mapping, while the model receives its mapped output."""
+    state: dict[str, Any] = {"stored": frozenset(), "before": None}
+    orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_client_outputs, chain.read_text
+
+    def guarded_chain(agent, actor, lst, stored, *a, **k):
+        state["stored"] = frozenset(m.id for m in stored)
+        return orig_chain(agent, actor, lst, stored, *a, **k)
+
+    def map_client_outputs(agent, lst, strict):
+        state["before"] = lst
+        return orig_map(agent, lst, strict)
+
+    def read_text(lst, *rest):
+        before = state["before"]
+        if before is not None:
+            raw = {s.message.id: s.message for s in before.slots}
+            slots = tuple(
+                ml.Slot(raw[s.message.id], s.sources)
+                if s.sources == frozenset({Source.INPUT}) and s.message.id in state["stored"] and s.message.id in raw
+                else s
+                for s in lst.slots
+            )
+            lst = evolve(lst, slots=slots)
+        return orig_read(lst, *rest)
+
+    return [(runmod, "guarded_chain", guarded_chain), (chain, "map_client_outputs", map_client_outputs), (chain, "read_text", read_text)]
+
+
 _ALL = [
     Mutant("refusal_keeps_input", "G13 S8", "refusal removal leaves the input messages on the list", lambda: _both_removals(input=False)),
     Mutant("refusal_keeps_responses", "G13 S8", "refusal removal leaves response messages on the list", lambda: _both_removals(response=False)),
@@ -291,6 +338,9 @@ _ALL = [
     Mutant("recorder_misses_outcomes", "G4 G10", "the recorder records no client tool outcome", _recorder_blind),
     Mutant("processors_receive_input_only", "G5", "a processor receives the input messages only (the raw runner's M7 rule)", _input_only_received),
     Mutant("policy_errors_ignored", "G12", "an evaluator that throws or gives no decision is skipped", _policy_errors_ignored),
+    # defects found outside the suite (issue 11): the old behaviour, switchable
+    Mutant("system_parts_read_apart", "G12 S5 I4", "a system message of several text parts is read as its parts joined by newlines; the model receives one text", _system_parts_read_apart),
+    Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", _history_input_read_unmapped),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}

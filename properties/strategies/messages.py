@@ -101,7 +101,10 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     if kind <= 3:
         content: Any = text
     elif kind <= 5:
-        content = (TextPart(text), TextPart(draw(notes)))
+        # two text parts; sometimes the marker split across them (the model receives the parts
+        # as one text, the policies must read them so: issue 11 hole (a))
+        split = swarm.marker_rate > 0 and draw(st.integers(0, 3)) == 0
+        content = (TextPart("FORB"), TextPart(f"IDDEN-{draw(st.integers(0, 9)):02d}")) if split else (TextPart(text), TextPart(draw(notes)))
     elif kind == 6:
         content = (obj(type="text", text=text),)
     elif kind == 7:
@@ -111,7 +114,9 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     opts = draw(st.one_of(st.just(UNDEFINED), st.builds(lambda t: obj(note=t), texts(swarm))))
     if swarm.weird_values and draw(st.integers(0, 4)) == 0:
         opts = draw(js_values)
-    return SystemMessage(content, opts)
+    # an experimental_providerMetadata key (even null) keeps array content as given (M6 v4 path)
+    meta = None if isinstance(content, tuple) and draw(st.booleans()) else UNDEFINED
+    return SystemMessage(content, opts, meta)
 
 
 def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:

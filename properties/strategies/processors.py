@@ -6,7 +6,7 @@ from __future__ import annotations
 from attrs import evolve
 from hypothesis import strategies as st
 
-from guardspec.model.messages import Role, Source, TextPart
+from guardspec.model.messages import Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     MISSING,
     Abort,
@@ -85,6 +85,14 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         m = draw(st.sampled_from(fixture.stored))
         src = draw(st.sampled_from([Source.RESPONSE, Source.RESPONSE, Source.CONTEXT, Source.INPUT, Source.MEMORY]))
         return (RemoveByIds((m.id,)), AddMessages((m,), src, False))
+    if kind == "readd_result":
+        # a stored tool result re-added under its history id with source input: M11 maps it, so
+        # the model receives the mapped output, which the policies must read (issue 11 hole (b))
+        done = [m for m in fixture.stored if any(isinstance(p, ToolPart) and p.state is ToolState.RESULT for p in m.parts or ())]
+        if not done:
+            return ()
+        m = draw(st.sampled_from(done))
+        return (RemoveByIds((m.id,)), AddMessages((m,), Source.INPUT, False))
     assert kind == "move_text"
     text = draw(texts(swarm))
     where = draw(st.sampled_from(["memory", "context", "system", "response"]))

@@ -27,6 +27,8 @@ TOOLS = (
 STEP_KINDS = frozenset(
     {"add", "remove", "add_system", "replace_system", "clear_input", "edit_system", "edit_message", "move_carrier", "move_text", "move_history"}
 )
+# "readd_result" (a stored tool result re-added under input) is a step kind of the aimed swarm
+# REREAD only: left out of STEP_KINDS so that the random swarms draw as before
 END_KINDS = frozenset({"return", "abort", "tripwire", "throw", "abort_then_throw", "abort_finally_throw"})
 RETURN_KINDS = frozenset({"array", "object", "same", "other", "primitive"})
 ALL_LOOPS = (Loop.GENERATE, Loop.STREAM, Loop.DURABLE)
@@ -182,12 +184,29 @@ or moved (S3, S6: I8, I10, G11)."""
 
 CALLER = Swarm(context=True, marker_rate=0.5)
 
+REREAD = Swarm(
+    steps=frozenset({"readd_result"}),
+    endings=frozenset({"return"}),
+    returns=frozenset({"same", "primitive"}),
+    memory=True,
+    rbac_denials=False,
+    policy_errors=False,
+    weird_values=False,
+    marker_rate=0.0,
+    max_processors=2,
+    min_processors=1,
+    min_steps=1,
+)
+"""Answered calls whose processors re-add a stored tool result under ``input``, which M11 then
+maps: the mapped output the model receives must be what the policies read (I4; issue 11's
+second hole; the SYSTEM swarm reaches the first, system messages of several text parts)."""
+
 
 def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     """The strategies ``kill`` and ``explore`` run, in order: random swarms first, then each
     aimed swarm as it stands (not re-drawn, so its features stay together)."""
     out: list[tuple[str, st.SearchStrategy]] = [("mixed", mixed_swarms(max_calls))]
-    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", SYSTEM), ("tame", TAME), ("moves", MOVES), ("caller", CALLER)):
+    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", SYSTEM), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD)):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
 

@@ -45,8 +45,11 @@ def histories(draw, swarm: Swarm = DEFAULT) -> tuple[Message, ...]:
     tool = draw(st.sampled_from(["lookup", "lookup", "plain", "nullmap"] + (["broken", "broken"] if swarm.broken_mapping else [])))
     pending = ToolPart("tc1", tool, draw(st.sampled_from(PENDING_STATES)), args=obj(q=draw(notes)))
     out = [user("u0", draw(notes), created_at=1), Message("a0", Role.ASSISTANT, (TextPart(draw(notes)), pending), created_at=2)]
-    if draw(st.booleans()):
-        out.append(Message("a9", Role.ASSISTANT, (draw(tool_parts(swarm, "tc9", ToolState.RESULT)),), created_at=3))
+    if "readd_result" in swarm.steps or draw(st.booleans()):
+        done = draw(tool_parts(swarm, "tc9", ToolState.RESULT))
+        if "readd_result" in swarm.steps and draw(st.booleans()):  # a result M11 maps once it is input
+            done = evolve(done, tool_name="lookup", provider_metadata=UNDEFINED)
+        out.append(Message("a9", Role.ASSISTANT, (done,), created_at=3))
     out = [_stored(m) for m in out]
     if draw(st.booleans()):  # saved by an earlier call: parts carry M2 stamps
         out = [evolve(m, parts=tuple(evolve(p, created_at=500) for p in m.parts)) for m in out]
