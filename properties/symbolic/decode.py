@@ -22,9 +22,9 @@ from guardspec.model.processors import (
     Throw,
 )
 from guardspec.model.scenario import Call, Loop, Scenario
-from guardspec.model.values import obj
+from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, End, Kind, LoopC, Op, label_text, result_text
+from .scope import MARKER, Choices, End, Kind, LoopC, Op, label_text, result_text, split_parts
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -62,6 +62,10 @@ def processor(ch: Choices, k: int) -> Processor:
             steps.append(AddMessages((m,), SOURCES[ch.src[k][j]], merge=False))
         elif o is Op.REMOVE:
             steps.append(RemoveByIds((mid(t),)))
+        elif o is Op.ADD_SYSTEM and ch.orole[k][j]:
+            # an experimental_providerMetadata key keeps the parts as given (M6 v4 path)
+            parts = tuple(TextPart(x) for x in split_parts(sc.op_label(k, j), ch.omark[k][j]))
+            steps.append(AddSystem(SystemMessage(parts, UNDEFINED, None)))
         elif o is Op.ADD_SYSTEM:
             steps.append(AddSystem(SystemMessage(text)))
         elif o is Op.EDIT:

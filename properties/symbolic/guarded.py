@@ -31,7 +31,7 @@ from .encoded import (
 )
 from .listops import ABSENT, ListS, Slot
 from .processor import apply_array, current_array, received_all, returned_items, run_steps
-from .scope import Choices, End, Kind, LoopC, Tool
+from .scope import NO_LABEL, Choices, End, Kind, LoopC, Op, Tool
 from .switches import Switches
 
 CLAUSES = (
@@ -125,7 +125,11 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         for j in range(J):
             idx = 1 + k * J + j
             if not sw.g9_skip_system:
-                system_reads.append(ReadItem(L.and_(recording, after.systems[idx]), sc.op_label(k, j), ch.omark[k][j], Tool.NONE))
+                # G12: a split system message is read as the model receives it, one text (the
+                # mutant reads its parts apart: neither the label nor the marker is there)
+                apart = L.and_(L.eq(ch.op[k][j], Op.ADD_SYSTEM), ch.orole[k][j]) if sw.g12_split_apart else False
+                label = L.ite(apart, NO_LABEL, sc.op_label(k, j))
+                system_reads.append(ReadItem(L.and_(recording, after.systems[idx]), label, L.and_(L.not_(apart), ch.omark[k][j]), Tool.NONE))
         completed.append(ok)
         stages.append(after)
         alive = ok

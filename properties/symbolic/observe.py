@@ -66,9 +66,12 @@ def _slot_index(mid: str) -> int | None:
 
 
 def _system_index(sc: Scope, s: SystemMessage) -> int:
-    if not isinstance(s.content, str) or not s.content.startswith("txt"):
+    c = s.content
+    if isinstance(c, tuple) and all(isinstance(p, TextPart) and isinstance(p.text, str) for p in c):
+        c = "".join(p.text for p in c)  # a split ADD_SYSTEM, as the model receives it
+    if not isinstance(c, str) or not c.startswith("txt"):
         return 0
-    label = int(s.content[3:6])
+    label = int(c[3:6])
     return 1 + (label - sc.messages)
 
 

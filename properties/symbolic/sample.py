@@ -9,7 +9,7 @@ from typing import Iterator
 from .scope import Choices, End, Kind, Op, Scope, assumptions
 
 
-def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] = ()) -> tuple:
+def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] = (), aux: random.Random | None = None) -> tuple:
     o = rng.choice(list(Op))
     if o is Op.MOVE and not present:
         o = Op.NOP
@@ -20,6 +20,8 @@ def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] =
     src = rng.randrange(4) if o in (Op.ADD, Op.MOVE) else 0
     mark = rng.random() < 0.4 if o in (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM) else False
     role = rng.random() < 0.5 if o is Op.ADD else False
+    if o is Op.ADD_SYSTEM and aux is not None:  # split over text parts (drawn apart, so that
+        role = aux.random() < 0.5  # the calls drawn before the split existed stay the same)
     return int(o), t, src, mark, role
 
 
@@ -46,7 +48,8 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         slots.append(s)
     carrier = next((i for i, s in enumerate(slots) if s[0] == Kind.CARRIER), None)
     present = [i for i, s in enumerate(slots) if s[0] != Kind.ABSENT]
-    ops = [[_op(rng, sc, carrier, present) for _ in range(sc.ops)] for _ in range(sc.processors)]
+    aux = random.Random(repr(rng.getstate()[1][:8]))
+    ops = [[_op(rng, sc, carrier, present, aux) for _ in range(sc.ops)] for _ in range(sc.processors)]
     ends = [_end(rng, sc) for _ in range(sc.processors)]
     mapping_on = rng.random() < 0.5
     return Choices(
@@ -78,7 +81,8 @@ def _slot_values(sc: Scope) -> list[tuple]:
 
 def _op_values(sc: Scope) -> list[tuple]:
     out = [(int(Op.NOP), 0, 0, False, False), (int(Op.CLEAR_INPUT), 0, 0, False, False)]
-    out += [(int(o), 0, 0, m, False) for o in (Op.ADD_SYSTEM, Op.EDIT_SYSTEM) for m in (False, True)]
+    out += [(int(Op.ADD_SYSTEM), 0, 0, m, split) for m in (False, True) for split in (False, True)]
+    out += [(int(Op.EDIT_SYSTEM), 0, 0, m, False) for m in (False, True)]
     for t in range(sc.messages):
         out.append((int(Op.REMOVE), t, 0, False, False))
         out += [(int(Op.EDIT), t, 0, m, False) for m in (False, True)]

@@ -9,7 +9,9 @@ the policy's deny marker. Each of ``processors`` application processors runs ``o
 then one ending, all drawn from a subset of the processor language (model/processors.py):
 
 steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off),
-         REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean), EDIT (EditMessage: the
+         REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean; its content one string,
+         or *split*: three text parts that break both the label and the marker, kept as given
+         by M6's v4 path, which the model receives as one text), EDIT (EditMessage: the
          text of a message in place), CLEAR_INPUT (clear.input), MOVE (a message the call
          starts with taken out and a literal copy of it, as the store or the caller gave it,
          added back under a source: the carrier as memory loaded it, a context message moved
@@ -132,6 +134,14 @@ def label_text(label: int, marked: bool) -> str:
     return f"txt{label:03d}" + (f" {MARKER}" if marked else "")
 
 
+def split_parts(label: int, marked: bool) -> tuple[str, str, str]:
+    """A split ADD_SYSTEM's three text parts: joined they are ``label_text`` (the model receives
+    them as one text, measured on Mastra), apart neither the label nor the marker occurs. The
+    last part's length grows with the label, so that M6's v4 dedupe (part types and text
+    lengths) never merges two of them."""
+    return ("tx", f"t{label:03d}" + (f" {MARKER[:4]}" if marked else ""), (MARKER[4:] if marked else "") + "." * (label + 1))
+
+
 def result_text(marked: bool) -> str:
     return f"res {MARKER}" if marked else "res-clean"
 
@@ -153,7 +163,7 @@ class Choices:
     tgt: tuple
     src: tuple
     omark: tuple
-    orole: tuple  # assistant?
+    orole: tuple  # ADD: an assistant message; ADD_SYSTEM: split over text parts
     end: tuple  # [k]
     etgt: tuple
     emark: tuple
@@ -225,7 +235,7 @@ def assumptions(ch: Choices) -> list:
             marked = L.one_of(o, (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM))
             out.append(L.implies(L.not_(targeted), L.eq(ch.tgt[k][j], 0)))
             out.append(L.implies(L.not_(marked), L.not_(ch.omark[k][j])))
-            out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.orole[k][j])))
+            out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.ADD_SYSTEM))), L.not_(ch.orole[k][j])))
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
         e = ch.end[k]
         out.append(L.and_(e >= 0, e <= 8, ch.etgt[k] >= 0, ch.etgt[k] < N))
