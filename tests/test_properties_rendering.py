@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
+from guardspec.model.agent import Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
 from guardspec.model.messages import FilePart, Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, ListMessage, ListView, Observation, Refused
 from guardspec.model.processors import AddMessages, AddSystem, Processor, RemoveByIds, ReplaceAllSystem, Return, SameList
@@ -17,8 +17,8 @@ from guardspec.model.values import UNDEFINED, obj
 from guardspec.properties import invariants as inv
 from guardspec.properties.harness import check_call, execute
 from guardspec.properties.invariants import rendering as R
+from guardspec.properties.strategies import ACTOR
 
-ACTOR = Actor("alice", "user", "human")
 POLICY = DenyPatterns("no-marker", ("FORBIDDEN",))
 INSTRUCTIONS = SystemMessage("You are a guarded agent.")
 C0 = Message("c00", Role.USER, (TextPart("hi"),), created_at=10)

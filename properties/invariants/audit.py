@@ -6,9 +6,8 @@ from __future__ import annotations
 from guardspec.model.observation import Observation
 from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, Throw
 from guardspec.model.scenario import Scenario
-from guardspec.reference.policies import request_actor
 
-from .scenario import caller_messages
+from .scenario import caller_messages, request_actor
 
 
 def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from guardspec.model.agent import Agent
+from guardspec.model.agent import Actor, Agent
 from guardspec.model.messages import Message, SystemMessage
 from guardspec.model.observation import Observation
 from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds
@@ -60,3 +60,17 @@ def touches(processor: Any, mid: str) -> bool:
         if isinstance(s, AddMessages) and any(isinstance(e, Message) and e.id == mid for e in s.entries):
             return True
     return False
+
+
+# docs/breakwater-measurements.md §2: Breakwater's closed role set and its principal kinds
+BREAKWATER_ROLES = frozenset({"admin", "builder", "operator", "reviewer", "viewer"})
+PRINCIPAL_KINDS = frozenset({"human", "service", "agent", "system"})
+
+
+def request_actor(actor: Actor | None) -> Actor | None:
+    """G3 as measured (docs/breakwater-measurements.md §2): the actor Breakwater reads from the
+    request context, or None: an actor with an empty id, a role outside the closed role set or
+    a principal kind outside the known kinds (null included) is no actor at all."""
+    if actor is None or not actor.id.strip() or actor.role not in BREAKWATER_ROLES or actor.kind not in PRINCIPAL_KINDS:
+        return None
+    return actor

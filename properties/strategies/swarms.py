@@ -190,7 +190,6 @@ REREAD = Swarm(
     returns=frozenset({"same", "primitive"}),
     memory=True,
     rbac_denials=False,
-    policy_errors=False,
     weird_values=False,
     marker_rate=0.0,
     max_processors=2,
