@@ -316,6 +316,24 @@ def _history_input_read_unmapped() -> list[Patch]:
     return [(runmod, "guarded_chain", guarded_chain), (chain, "map_client_outputs", map_client_outputs), (chain, "read_text", read_text)]
 
 
+def _audit_post(fix: Callable[[Any, Any], Any]) -> list[Patch]:
+    """Rewrite every audit event of a guarded call: ``fix(scenario, event) -> event``."""
+
+    def post(scenario, r):
+        events = tuple(fix(scenario, e) for e in r.observation.audit)
+        return evolve(r, observation=evolve(r.observation, audit=events))
+
+    return _wrap_guarded_run(post)
+
+
+def _allowed_with_reason(scenario, e):
+    return evolve(e, reason="authorized" if e.action == "agent.input.authorize" else "policy allowed") if e.decision == "allowed" else e
+
+
+def _unreadable_actor_kept(scenario, e):
+    return evolve(e, actor=scenario.call.actor) if e.actor is None and scenario.call.actor is not None else e
+
+
 _ALL = [
     Mutant("refusal_keeps_input", "G13 S8", "refusal removal leaves the input messages on the list", lambda: _both_removals(input=False)),
     Mutant("refusal_keeps_responses", "G13 S8", "refusal removal leaves response messages on the list", lambda: _both_removals(response=False)),
@@ -340,6 +358,9 @@ _ALL = [
     Mutant("policy_errors_ignored", "G12", "an evaluator that throws or gives no decision is skipped", _policy_errors_ignored),
     # defects found outside the suite (issue 11): the old behaviour, switchable
     Mutant("system_parts_read_apart", "G12 S5 I4", "a system message of several text parts is read as its parts joined by newlines; the model receives one text", _system_parts_read_apart),
+    # defects of the model fixed by issue 9 (Breakwater's behaviour), the old behaviour
+    Mutant("allowed_events_give_a_reason", "G15", "allowed authorize and policy events carry a reason (Breakwater's carry none)", lambda: _audit_post(_allowed_with_reason)),
+    Mutant("unreadable_actor_audited", "G3 G15", "an actor Breakwater cannot read (unknown role or kind) is still named in the audit", lambda: _audit_post(_unreadable_actor_kept)),
     Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", _history_input_read_unmapped),
 ]
 

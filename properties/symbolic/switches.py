@@ -67,6 +67,8 @@ OUT_OF_SCOPE: dict[str, str] = {
         "the encoded stored history holds text parts only (a tool part is encoded on the carrier alone), "
         "so no stored tool result can be re-added under input and mapped; the properties kill it (REREAD swarm)"
     ),
+    "allowed_events_give_a_reason": "the encoding counts audit events per action; their reasons are not encoded (G15 audit_is_hygienic kills it)",
+    "unreadable_actor_audited": "the encoding has one actor, allowed or not, and does not encode the audit's actor (G15 audit_is_hygienic kills it)",
 }
 
 
