@@ -23,10 +23,8 @@ from guardspec.model.processors import (
     Throw,
     ThrowTripWire,
 )
-from guardspec.model.scenario import Scenario
+from guardspec.model.scenario import Loop, Scenario
 from guardspec.model.values import UNDEFINED, BigInt
-from guardspec.reference.guard.chain import Refusal
-from guardspec.reference.run import refusal_processor_id
 
 from .rendering import cached_output
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
@@ -125,14 +123,24 @@ def own_abort_refuses_with_own_reason(scenario: Scenario, obs: Observation) -> l
             out.append(f"I6: refused by {o.processor_id!r} with {o.reason!r}, but its ending is {end!r}")
         if any(e.action == "agent.input.processor" for e in obs.audit):
             out.append("I6: own abort produced a processor event")
+    if isinstance(o, Refused) and o.processor_id == tripwire_name(scenario) and o.reason != PROCESSOR_FAILED:
+        if not any(isinstance(p.end, ThrowTripWire) and p.end.reason == o.reason for p in scenario.agent.processors):
+            out.append(f"I6: refused as a rethrown TripWire with {o.reason!r}, but no processor throws one")
     pred = predicted_first_processor(scenario)
     if pred and pred[0] == "abort" and _reaches_processors(scenario, obs):
-        first = scenario.agent.processors[0].id
-        # a TripWire the processor throws itself is rethrown and named by Mastra (G6)
-        own = Refusal(pred[1], first, isinstance(scenario.agent.processors[0].end, ThrowTripWire))
-        if o not in (Refused(pred[1], refusal_processor_id(scenario, own)), Refused(PROCESSOR_FAILED, first)):
-            out.append(f"I6: first processor {first!r} aborts with {pred[1]!r}, outcome {o!r}")
+        first = scenario.agent.processors[0]
+        named = tripwire_name(scenario) if isinstance(first.end, ThrowTripWire) else first.id
+        if o not in (Refused(pred[1], named), Refused(PROCESSOR_FAILED, first.id)):
+            out.append(f"I6: first processor {first.id!r} aborts with {pred[1]!r}, outcome {o!r}")
     return out
+
+
+def tripwire_name(scenario: Scenario) -> str:
+    """G6 as measured (docs/breakwater-measurements.md §3): a TripWire a processor throws itself
+    is rethrown unchanged and carries no processorId, so Mastra names it as its runner does:
+    ``<agent id>-input-processor`` on generate/stream, ``""`` on the durable loop (an
+    ``abort(reason)`` still names the processor)."""
+    return "" if scenario.call.loop is Loop.DURABLE else f"{scenario.agent.id}-input-processor"
 
 
 # -- I7 ------------------------------------------------------------------------------------------
