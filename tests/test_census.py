@@ -93,3 +93,15 @@ def test_the_table_shows_every_supported_shape_and_marks_zeros() -> None:
     assert "shape census (2 scenarios)" in text and "approval-requested" in text and "anthropic" in text
     js = c.to_json()
     assert "loop: stream" in js["zeros"] and js["scenarios"] == 2
+
+
+def test_the_default_campaign_has_no_zero() -> None:
+    """The default campaign of ``guardspec diff`` and of ``mastra-diff``'s raw scenarios (seed 0,
+    300 scenarios) makes every shape the model supports (issue 10 point 3)."""
+    from guardspec.commands.conformance_cmds import diff_cmd
+    from guardspec.conformance.campaign import Config, generate_scenarios
+
+    defaults = {p.name: p.default for p in diff_cmd.params}
+    assert (defaults["seed"], defaults["examples"], Config(impl="-").examples) == (0, 300, 300)
+    c = cz.census_of(generate_scenarios(0, 300))
+    assert c.zeros() == [], c.zeros()

@@ -67,6 +67,7 @@ def test_raw_scenarios_cover_the_three_loops(ci_run) -> None:
     assert raw.config.comparison.normalise == "mastra" and raw.config.modes == ("raw",)
     assert not raw.counts.get("problem"), [r.get("problem") for r in raw.problems[:5]]
     assert set(raw.by_loop) == {"generate", "stream", "durable"}
+    assert raw.census.scenarios == 300 and raw.census.zeros() == []  # issue 10 point 3
     assert all(sum(c.values()) >= 30 for c in raw.by_loop.values()), raw.by_loop
 
 

@@ -43,6 +43,7 @@ from .swarms import (
     Swarm,
     battery,
     mixed_swarms,
+    campaign_swarms,
     swarms,
 )
 from .threads import OUTCOME_STATES, PENDING_STATES, Fixture, caller_inputs, fixtures, folded, histories, outcome_for, user
@@ -51,6 +52,7 @@ from .values import data_values, js_values, notes, plain_values, texts
 __all__ = [
     "Swarm",
     "mixed_swarms",
+    "campaign_swarms",
     "TAME",
     "REMOVAL",
     "REREAD",

@@ -56,9 +56,11 @@ def parts(draw, swarm: Swarm = DEFAULT):
     """A part of any kind (text with or without providerOptions, file, image, reasoning, tool)."""
     kind = draw(st.sampled_from(["text", "text", "text", "file", "image", "reasoning", "tool"]))
     if kind == "text":
-        opts = draw(st.sampled_from([UNDEFINED, UNDEFINED, "opts"]))
+        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, UNDEFINED, "opts"]))
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
-        return TextPart(text, obj(note=draw(texts(swarm))) if opts == "opts" else UNDEFINED)
+        # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
+        given = {"opts": lambda: obj(note=draw(texts(swarm))), "null": lambda: None, "scalar": lambda: draw(st.sampled_from([3, "note-7"]))}
+        return TextPart(text, given[opts]() if opts in given else UNDEFINED)
     if kind == "file":
         return FilePart(draw(st.one_of(texts(swarm), data_values(swarm))), "text/plain")
     if kind == "image":
@@ -97,6 +99,8 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     """A system message: string or text-part content, provider options holding strings (read
     under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
     kind = draw(st.integers(0, 9 if swarm.weird_values else 6))
+    if swarm.weird_values and draw(st.booleans()):
+        kind = draw(st.sampled_from([7, 8, 9]))
     text = draw(texts(swarm))
     if kind <= 3:
         content: Any = text
@@ -109,6 +113,8 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
         content = (obj(type="text", text=text),)
     elif kind == 7:
         content = UNDEFINED
+    elif kind == 8:  # content neither a string nor parts: what a processor may put there (M6)
+        content = draw(st.sampled_from([3, obj(note="note-8")]))
     else:
         content = (JsObject((("type", "text"), ("text", Accessor("get-t", text))), None),)
     opts = draw(st.one_of(st.just(UNDEFINED), st.builds(lambda t: obj(note=t), texts(swarm))))
@@ -120,5 +126,6 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
 
 
 def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
-    others = st.sampled_from([None, 3, "note-33"]) if swarm.weird_values else st.nothing()
+    # besides values that are no entry: a stored-format system entry with neither content nor parts (M2, M8)
+    others = st.sampled_from([None, Message("s0", Role.SYSTEM, None, 5), 3, "note-33"]) if swarm.weird_values else st.nothing()
     return st.one_of(messages(swarm), messages(swarm), system_messages(swarm), others)

@@ -89,7 +89,7 @@ def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
         broken_mapping=base.broken_mapping and draw(st.booleans()),
         marker_rate=draw(st.sampled_from([0.0, 0.15, base.marker_rate, 0.6])),
         context=base.context,
-        titles=base.titles,
+        titles=base.titles or draw(st.integers(0, 19)) == 11,  # now and then memory generating titles (M13; G0 under the guard)
         max_processors=base.max_processors,
         max_calls=base.max_calls,
         carrier=base.carrier,
@@ -213,3 +213,15 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
 def mixed_swarms(max_calls: int = 3) -> st.SearchStrategy[Swarm]:
     """Swarms around the default, move-heavy, tame and removal-aimed bases, in equal shares."""
     return st.one_of(*(swarms(evolve(b, max_calls=max_calls)) for b in (DEFAULT, MOVES, TAME, REMOVAL, SYSTEM)))
+
+
+ODD = Swarm(weird_values=True, min_processors=1, min_steps=1)
+"""Every feature with weird values always on (not re-drawn): the rare shapes (null or scalar
+provider options, system entries without content, odd content) a campaign's census must see."""
+
+
+def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): the mixed swarms,
+    and about one case in four from ``ODD``."""
+    mixed = mixed_swarms(max_calls)
+    return st.one_of(mixed, mixed, mixed, st.just(evolve(ODD, max_calls=max_calls)))

@@ -96,7 +96,7 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
 
 @click.command("diff")
 @click.option("--impl", "impl", required=True, help='The implementation\'s command line, e.g. "guardspec serve".')
-@click.option("--examples", type=click.IntRange(min=1), default=200, show_default=True, help="Generated scenarios.")
+@click.option("--examples", type=click.IntRange(min=1), default=300, show_default=True, help="Generated scenarios (the default campaign: 300, as mastra-diff's).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Implementation processes in parallel.")
 @click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True, help="Seconds.")

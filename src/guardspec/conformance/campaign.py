@@ -31,7 +31,7 @@ from .shrink import shrink, size
 from .wire import Problem
 
 RESULTS = "results.jsonl"
-STRATEGY = "scenarios(mixed_swarms(max_calls=1)), distinct"
+STRATEGY = "scenarios(campaign_swarms(max_calls=1)), distinct"
 NOT_SHRUNK = frozenset({"timeout", "start-failed"})
 
 
@@ -44,9 +44,9 @@ class BadArguments(ValueError):
 
 def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n)."""
-    from guardspec.properties.strategies import mixed_swarms, scenarios
+    from guardspec.properties.strategies import campaign_swarms, scenarios
 
-    return draw_distinct(scenarios(mixed_swarms(max_calls=1)), seed, n, codec.scenario_to_json, tick)
+    return draw_distinct(scenarios(campaign_swarms(max_calls=1)), seed, n, codec.scenario_to_json, tick)
 
 
 def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any], tick: Callable[[int], None] | None = None) -> list:
@@ -142,7 +142,7 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str) -> str | None
 @define
 class Config:
     impl: str
-    examples: int = 200
+    examples: int = 300
     seed: int = 0
     jobs: int = 1
     timeout: float = 10.0
