@@ -16,7 +16,7 @@ from guardspec.conformance.vectors import load_vector
 
 @pytest.mark.parametrize("mutant", ["refusal_keeps_input", "additions_recorded_only_after_last_processor", "memory_input_demoted_to_memory"])
 def test_diff_finds_and_shrinks_the_mutant(mutant: str, tmp_path: Path) -> None:
-    cfg = Config(impl=" ".join(serve_command(mutant)), examples=12, seed=0, out=tmp_path, modes=("guarded",), shrink_seconds=20)
+    cfg = Config(impl=" ".join(serve_command(mutant)), examples=60, seed=0, out=tmp_path, modes=("guarded",), shrink_seconds=20)
     rep = run_campaign(cfg)
     assert not rep.ok and rep.counts.get("disagree")
     found = [f for f in rep.found.values() if not f.signature.endswith(":model-error")]
