@@ -127,7 +127,7 @@ def test_cli_shows_progress_and_ends_with_its_summary(tmp_path: Path) -> None:
     from guardspec.commands.mastra_cmds import mastra_diff_cmd, mastra_replay_cmd
 
     runner = CliRunner()
-    r = runner.invoke(mastra_diff_cmd, ["--ops", "40", "--scenarios", "6", "--seed", "3", "--out", str(tmp_path)])
+    r = runner.invoke(mastra_diff_cmd, ["--ops", "40", "--scenarios", "6", "--seed", "3", "--out", str(tmp_path), "--shrink-seconds", "2"])
     assert r.exit_code in (0, 1), r.output
     assert "[mastra-diff ops] 0/40" in r.stderr and "[mastra-diff ops] 40/40 done" in r.stderr
     assert "[mastra-diff raw] 6/6 done" in r.stderr
