@@ -146,3 +146,14 @@ def test_the_pytest_plugin_runs_every_guarded_vector_on_breakwater(tmp_path) -> 
     assert "error" not in counts, proc.stdout[-2000:]
     assert sum(counts.values()) == items + 2, proc.stdout[-2000:]
     assert counts.get("passed", 0) + counts.get("failed", 0) >= items - raw_only, proc.stdout[-2000:]
+
+
+@needs_build
+def test_breakwater_and_the_shared_compiler_use_one_mastra_core() -> None:
+    """A TripWire thrown by the shared processor compiler is Breakwater's TripWire (one
+    @mastra/core instance, resolved from adapters/mastra): the call is refused with the
+    processor's reason and no processor-failure event, not failed as an unknown throw."""
+    scenario = _scenario(processors=[{"id": "p1", "steps": [], "end": {"tripwire": "stop-here"}}])
+    obs = _run(scenario)["observation"]
+    assert obs["outcome"]["kind"] == "refused" and obs["outcome"]["reason"] == "stop-here"
+    assert [e["action"] for e in obs["audit"]] == ["agent.input.authorize"]
