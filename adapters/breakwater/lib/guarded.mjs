@@ -142,6 +142,10 @@ export async function runGuarded(req, bw) {
     if (agentSpec.memory) config.memory = memory;
     const agent = bw.createGuardedAgent(config);
     if (loop === 'durable') {
+      // Breakwater asks hosts that start a guarded durable loop to refuse caller system messages
+      // and lists nested too deep themselves (its generate()/stream() do it; the durable agent
+      // does not go through them).
+      if (typeof bw.assertNoGuardedSystemMessages === 'function') bw.assertNoGuardedSystemMessages(messages);
       const durable = createDurableAgent({ agent });
       const mastra = new Mastra({ agents: { [agentSpec.id]: durable }, storage, logger: false });
       outcome = outcomeOfResult(await mastra.getAgentById(agentSpec.id).generate(messages, options));
