@@ -7,7 +7,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ADAPTER := adapters/mastra
 
-.PHONY: setup verify test bench clean
+.PHONY: setup browser verify test report bench clean
 
 setup: $(VENV)/.installed $(ADAPTER)/node_modules/.installed
 
@@ -24,8 +24,21 @@ $(ADAPTER)/node_modules/.installed: $(ADAPTER)/package.json $(ADAPTER)/package-l
 verify: setup
 	$(VENV)/bin/guardspec verify
 
-test: setup
+# The report's browser test opens the page in headless Chromium from the system's packages.
+# Installed with apt-get when missing and running as root; elsewhere this says why and goes on
+# (the test then skips with that reason).
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null) \
+		|| echo "browser: apt-get could not install chromium; the report's browser test will skip"; \
+	else echo "browser: no chromium, and no apt-get as root to install it; the report's browser test will skip"; fi
+
+test: setup browser
 	$(PY) -m pytest
+
+report: setup
+	$(VENV)/bin/guardspec report --out report
 
 bench: setup
 	$(VENV)/bin/guardspec bench

@@ -114,6 +114,7 @@ SECTION_MODULES = (
     ("proofs", "prove_cmds"),
     ("real Mastra", "mastra_cmds"),
     ("conformance", "conformance_cmds"),
+    ("report", "report_cmds"),
 )
 
 
@@ -130,7 +131,8 @@ def _sections(hook: str) -> list[tuple[str, Any]]:
 
 @main.command("verify")
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
-def verify_cmd(examples_dir: str) -> None:
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, help="Also write the review report into this folder.")
+def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
     """The main job: every example against the reference, then every other section."""
     console = Console()
     root = Path(examples_dir)
@@ -146,6 +148,10 @@ def verify_cmd(examples_dir: str) -> None:
     for name, ok in results:
         summary.add_row(name, "[green]pass[/green]" if ok else "[red]FAIL[/red]")
     console.print(summary)
+    if report_dir:
+        from .commands.report_cmds import write_report
+
+        write_report(report_dir, echo=console.print, extra={"verify": {name: "pass" if ok else "FAIL" for name, ok in results}})
     sys.exit(0 if all(ok for _, ok in results) else 1)
 
 

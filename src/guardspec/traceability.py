@@ -39,17 +39,23 @@ def implementations(root: Path) -> dict[str, list[str]]:
         tree = ast.parse(path.read_text())
         mod = ".".join(path.relative_to(root).with_suffix("").parts)
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                doc = ast.get_docstring(node)
-                if not doc:
-                    continue
-                head = _head(doc)
-                m = re.match(r"^[A-Z]\d", head)
-                if not m:
-                    continue
-                for c in _ids(head.split(":")[0] if ":" in head.split("\n")[0] else head.split("\n")[0]):
-                    out.setdefault(c, []).append(f"{mod}.{node.name}")
+            for c in named_clauses(node):
+                out.setdefault(c, []).append(f"{mod}.{node.name}")
     return out
+
+
+def named_clauses(node: ast.AST) -> list[str]:
+    """The clauses a function or class implements: those its docstring names first."""
+    if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        return []
+    doc = ast.get_docstring(node)
+    if not doc:
+        return []
+    head = _head(doc)
+    if not re.match(r"^[A-Z]\d", head):
+        return []
+    first = head.split("\n")[0]
+    return _ids(head.split(":")[0] if ":" in first else first)
 
 
 def tests(root: Path) -> dict[str, list[str]]:

@@ -1,0 +1,53 @@
+"""``guardspec report``: the review report (src/guardspec/report/), measured in one run.
+
+Thin: choose the profile and the Breakwater build, call ``report.build.build``, print where the
+page is and how long each part took. ``write_report`` is what ``guardspec verify --report``
+calls after its sections.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _root() -> Path:
+    from guardspec.mastra_client import repo_root
+
+    here = Path.cwd()
+    return here if (here / "reference").is_dir() and (here / "examples").is_dir() else repo_root()
+
+
+def write_report(out: str, breakwater: str | None = None, echo: Any = click.echo, extra: dict | None = None) -> Any:
+    """Measure and write the report into ``out``; print each part's time and the total."""
+    from guardspec.report.build import build
+
+    os.environ.setdefault("GUARDSPEC_PROFILE", "ci")
+    written = build(Path(out), _root(), breakwater or os.environ.get("BREAKWATER_MODULE") or None, echo, extra=extra)
+    echo("report parts: " + ", ".join(f"{k} {v:.1f} s" for k, v in written.seconds.items()))
+    echo(f"report written in {written.total:.1f} s: {written.html} and {written.markdown}")
+    if written.unexercised:
+        echo(f"clauses with no exercised line: {' '.join(written.unexercised)}")
+    return written
+
+
+@click.command("report")
+@click.option("--out", "out", type=click.Path(file_okay=False), default="report", show_default=True, help="Folder for report.html, report.md and the SVG files.")
+@click.option("--breakwater", "breakwater", default=None, metavar="MODULE",
+              help="A Breakwater build for adapters/breakwater (default: $BREAKWATER_MODULE; none: that section says not run).")
+@click.option("--profile", type=click.Choice(["dev", "ci", "campaign"]), default="ci", show_default=True, help="Hypothesis settings profile.")
+def report_cmd(out: str, breakwater: str | None, profile: str) -> None:
+    """Measure and write the review report: the chain drawn, clause coverage, proofs, mutants,
+    differential results, findings and counterexample timelines (HTML and Markdown)."""
+    if Path(out).exists() and not Path(out).is_dir():
+        click.echo(f"error: --out {out}: a folder (this is a file)", err=True)
+        sys.exit(2)
+    os.environ["GUARDSPEC_PROFILE"] = profile
+    write_report(out, breakwater)
+
+
+COMMANDS = (report_cmd,)
