@@ -182,3 +182,30 @@ def test_page_renders_in_chromium(report: Path, chromium: str, tmp_path: Path) -
     headless.run(chromium, url, f"--screenshot={shot}", "--window-size=1400,1800")
     var, share = headless.ink(shot)
     assert var > 100 and share > 0.05
+
+
+def test_breakwater_section_says_why_it_did_not_run(tmp_path: Path) -> None:
+    from guardspec.report.collect import differential, implementations
+
+    (tmp_path / "adapters" / "mastra").mkdir(parents=True)
+    none = {i["label"]: i for i in implementations(tmp_path, None)}
+    assert differential(none["Breakwater"], 5)["status"] == "not run: no build named (--breakwater or BREAKWATER_MODULE)"
+    named = {i["label"]: i for i in implementations(tmp_path, "/somewhere/breakwater.mjs")}
+    assert differential(named["Breakwater"], 5)["status"] == (
+        "not run: a build is named but adapters/breakwater/server.mjs is not in this checkout")
+    assert named["Breakwater"]["env"] == {"BREAKWATER_MODULE": "/somewhere/breakwater.mjs"}
+
+
+def test_verify_writes_the_report_after_its_sections(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from guardspec import cli
+    from guardspec.commands import report_cmds
+
+    calls = []
+    monkeypatch.setattr(cli, "_sections", lambda hook: [("stub", lambda console: True)])
+    monkeypatch.setattr(report_cmds, "write_report", lambda out, echo=None, extra=None: calls.append((out, extra)))
+    root = Path(__file__).resolve().parents[1]
+    r = CliRunner().invoke(cli.main, ["verify", "--examples", str(root / "examples"), "--report", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    assert calls == [(str(tmp_path / "rep"), {"verify": {"examples": "pass", "stub": "pass"}})]

@@ -29,7 +29,8 @@ def write_report(out: str, breakwater: str | None = None, echo: Any = click.echo
     os.environ.setdefault("GUARDSPEC_PROFILE", "ci")
     written = build(Path(out), _root(), breakwater or os.environ.get("BREAKWATER_MODULE") or None, echo, extra=extra)
     echo("report parts: " + ", ".join(f"{k} {v:.1f} s" for k, v in written.seconds.items()))
-    echo(f"report written in {written.total:.1f} s: {written.html} and {written.markdown}")
+    cpu = ", ".join(f"{k} {v:.1f} s" for k, v in written.cpu.items())
+    echo(f"report written in {written.total:.1f} s (CPU: {cpu}): {written.html} and {written.markdown}")
     if written.unexercised:
         echo(f"clauses with no exercised line: {' '.join(written.unexercised)}")
     return written

@@ -36,6 +36,7 @@ class Written:
     seconds: dict[str, float]
     total: float
     unexercised: tuple[str, ...]
+    cpu: dict[str, float]
 
 
 def _commit(root: Path) -> str:
@@ -128,12 +129,13 @@ def build(out: Path, root: Path, breakwater: str | None = None, say: Callable[[s
     """Measure and write the report into ``out``."""
     from guardspec.properties import settings as profiles
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="guardspec-report-cov-") as tmp:
         r = measure(root, breakwater, sizes or SIZES, Path(tmp), say)
     total = time.perf_counter() - t0
+    cpu = {"this process": time.process_time() - c0, "z3 process": r["z3"].pop("cpu", 0.0)}
     r["meta"] = {"commit": _commit(root), "when": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                 "profile": profiles.profile_name(), "total": total, "seconds": r.pop("seconds"), **(extra or {})}
+                 "profile": profiles.profile_name(), "total": total, "seconds": r.pop("seconds"), "cpu": cpu, **(extra or {})}
     page, md = write(out, r)
     unexercised = tuple(c["clause"] for c in r["coverage"] if not c["linesRun"])
-    return Written(page, md, r["meta"]["seconds"], total, unexercised)
+    return Written(page, md, r["meta"]["seconds"], total, unexercised, cpu)

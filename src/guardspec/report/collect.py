@@ -130,8 +130,10 @@ def z3_job(coverage_dir: str | None = None) -> dict:
 
     from .coverage import measuring
 
+    t0 = time.process_time()
     with measuring(Path(coverage_dir)) if coverage_dir else nullcontext():
-        return _z3()
+        out = _z3()
+    return {**out, "cpu": time.process_time() - t0}
 
 
 def _z3() -> dict:
@@ -178,27 +180,35 @@ def _z3() -> dict:
 
 
 def implementations(root: Path, breakwater: str | None) -> list[dict]:
-    """The implementations to diff: guardspec itself (``guardspec serve``), real Mastra in raw
-    mode (``node adapters/mastra/server.mjs``), and Breakwater when a build is named."""
+    """The implementations to diff, each as its own command runs it: guardspec itself
+    (``guardspec serve``, both modes), real Mastra in raw mode (``mastra-diff``'s adapter,
+    comparison and known file), and Breakwater in guarded mode when a build is named
+    (``adapters/breakwater``'s command, normalisation and known file)."""
     import shutil
 
     from guardspec.commands.conformance_cmds import serve_command
 
-    out = [{"label": "guardspec serve", "short": "serve", "show": "guardspec serve", "cmd": serve_command(), "env": None, "why": None}]
-    mastra = root / "adapters" / "mastra"
-    if shutil.which("node") and (mastra / "node_modules").is_dir():
-        out.append({"label": "real Mastra (raw)", "short": "mastra", "show": "node adapters/mastra/server.mjs", "cmd": ["node", str(mastra / "server.mjs")], "env": None, "why": None})
-    else:
-        out.append({"label": "real Mastra (raw)", "short": "mastra", "show": "node adapters/mastra/server.mjs", "cmd": None, "env": None, "why": "not run: node or adapters/mastra/node_modules missing (make setup)"})
+    node = shutil.which("node") is not None and (root / "adapters" / "mastra" / "node_modules").is_dir()
     bw = root / "adapters" / "breakwater" / "server.mjs"
     if not breakwater:
-        why = "not run: no build named (--breakwater or BREAKWATER_MODULE)"
+        bw_why = "not run: no build named (--breakwater or BREAKWATER_MODULE)"
     elif not bw.is_file():
-        why = f"not run: a build is named but {bw.relative_to(root)} is not in this checkout"
+        bw_why = f"not run: a build is named but {bw.relative_to(root)} is not in this checkout"
+    elif not node:
+        bw_why = "not run: node or adapters/mastra/node_modules missing (make setup)"
     else:
-        why = None
-    out.append({"label": "Breakwater", "short": "breakwater", "show": "node adapters/breakwater/server.mjs", "cmd": ["node", str(bw)] if why is None else None, "env": {"BREAKWATER_MODULE": breakwater} if breakwater else None, "why": why})
-    return out
+        bw_why = None
+    return [
+        {"label": "guardspec serve", "short": "serve", "show": "guardspec serve", "cmd": serve_command(), "why": None,
+         "modes": None, "normalise": None, "known": None, "env": None},
+        {"label": "real Mastra (raw)", "short": "mastra", "show": "node adapters/mastra/server.mjs",
+         "cmd": ["node", str(root / "adapters" / "mastra" / "server.mjs")] if node else None,
+         "why": None if node else "not run: node or adapters/mastra/node_modules missing (make setup)",
+         "modes": ("raw",), "normalise": "mastra", "known": root / "vectors" / "mastra" / "KNOWN.json", "env": None},
+        {"label": "Breakwater", "short": "breakwater", "show": "node adapters/breakwater/server.mjs", "cmd": ["node", str(bw)] if bw_why is None else None,
+         "why": bw_why, "modes": ("guarded",), "normalise": "mastra", "known": root / "adapters" / "breakwater" / "KNOWN.json",
+         "env": {"BREAKWATER_MODULE": breakwater} if breakwater else None},
+    ]
 
 
 def differential(impl: dict, examples: int, seed: int = 0) -> dict:
@@ -206,18 +216,20 @@ def differential(impl: dict, examples: int, seed: int = 0) -> dict:
     distinct disagreement with its first difference."""
     import os
 
-    from guardspec.conformance.campaign import BadArguments, Config, run_campaign
-    from guardspec.conformance.compare import Comparison, comparison_from_json
+    from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
+    from guardspec.conformance.compare import Comparison
 
     base = {"label": impl["label"], "short": impl["short"], "command": impl["show"], "examples": examples, "seed": seed}
     if impl["cmd"] is None:
         return {**base, "status": impl["why"]}
-    cmp = comparison_from_json({"normalise": "mastra"}, Comparison()) if "Mastra" in impl["label"] else Comparison()
+    cmp = Comparison(normalise=impl["normalise"]) if impl["normalise"] else Comparison()
     saved = {k: os.environ.get(k) for k in (impl["env"] or {})}
     os.environ.update(impl["env"] or {})
     try:
+        known = load_known(impl["known"]) if impl["known"] and Path(impl["known"]).is_file() else []
         with tempfile.TemporaryDirectory() as tmp:
-            cfg = Config(impl=impl["cmd"], examples=examples, seed=seed, out=Path(tmp), shrink=False, comparison=cmp, timeout=30.0)
+            cfg = Config(impl=impl["cmd"], examples=examples, seed=seed, out=Path(tmp), shrink=False, comparison=cmp, timeout=60.0,
+                         modes=impl["modes"], known=known)
             try:
                 rep = run_campaign(cfg)
             except BadArguments as e:
@@ -234,7 +246,7 @@ def differential(impl: dict, examples: int, seed: int = 0) -> dict:
     h = rep.hello or {}
     return {**base, "status": "run", "implementation": f"{h.get('implementation')} {h.get('version')}", "cases": rep.cases,
             "counts": rep.counts, "cells": dict(sorted(cells.items())), "seconds": round(rep.seconds, 2),
-            "firstDisagreementAt": rep.first_disagreement_at,
+            "firstDisagreementAt": rep.first_disagreement_at, "known": len(known),
             "found": [{"signature": f.signature, "count": f.count, "first": f.line} for f in rep.found.values()],
             "incidents": len(rep.incidents)}
 

@@ -209,7 +209,7 @@ def page(r: dict[str, Any]) -> str:
     m = r["meta"]
     nav = "".join(f'<a href="#{k}">{escape(t.split(". ", 1)[1])}</a>' for k, t in SECTIONS)
     body = "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{RENDER[k](r)}</section>' for k, t in SECTIONS)
-    times = ", ".join(f"{k} {v:.1f} s" for k, v in m["seconds"].items())
+    times = ", ".join(f"{k} {v:.1f} s" for k, v in m["seconds"].items()) + "; CPU " + ", ".join(f"{k} {v:.1f} s" for k, v in m.get("cpu", {}).items())
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
             f"<title>guardspec review report</title><style>{CSS}</style></head><body>"
             f"<header><h1>guardspec review report</h1><p>{escape(m['commit'])} · generated {escape(m['when'])} · profile {escape(m['profile'])} · "
