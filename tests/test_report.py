@@ -209,3 +209,26 @@ def test_verify_writes_the_report_after_its_sections(tmp_path: Path, monkeypatch
     r = CliRunner().invoke(cli.main, ["verify", "--examples", str(root / "examples"), "--report", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     assert calls == [(str(tmp_path / "rep"), {"verify": {"examples": "pass", "stub": "pass"}})]
+
+
+def test_a_finding_with_a_vector_gets_a_timeline(tmp_path: Path) -> None:
+    import shutil
+
+    from guardspec.report.collect import findings
+    from guardspec.report.timeline import counterexamples
+
+    root = Path(__file__).resolve().parents[1]
+    name = "vectors/conformance/g13-refusing-processor-own-additions-removed.json"
+    (tmp_path / "vectors" / "conformance").mkdir(parents=True)
+    shutil.copy(root / name, tmp_path / name)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "breakwater-findings.md").write_text(
+        f"# Findings\n\n## F1 additions survive a refusal (G13)\n\nReplay: `{name}`.\n\n## F2 no vector (G10)\n\nText only.\n")
+    found = findings(tmp_path)
+    assert [(i["title"], i["clauses"], i["vectors"]) for i in found["items"]] == [
+        ("F1 additions survive a refusal (G13)", ["G13"], [name]), ("F2 no vector (G10)", ["G10"], [])]
+    [t] = counterexamples({"proofs": []}, {}, found, tmp_path)
+    # the vector's processor refuses (G13): the guarded run is refused and saves nothing new
+    assert t["title"] == "finding: F1 additions survive a refusal (G13)" and t["mode"] == "guarded"
+    assert t["refused"] and not any(s["new"] for s in t["stored"]) and t["highlight"] == []
+    assert t["columns"] and t["columns"][-1]["stage"].startswith("refusal removal")

@@ -263,7 +263,7 @@ def findings(root: Path) -> dict:
     items = []
     for block in re.split(r"(?m)^#{2,3} ", text)[1:]:
         title, _, body = block.partition("\n")
-        vectors = [v for v in dict.fromkeys(re.findall(r"(vectors/[\w./-]+\.json)", body)) if (root / v).is_file()]
+        vectors = [v for v in dict.fromkeys(re.findall(r"((?:vectors|examples)/[\w./-]+\.json)", body)) if (root / v).is_file()]
         items.append({"title": title.strip(), "body": body.strip()[:1200], "clauses": _clauses(title + body), "vectors": vectors})
     return {"present": True, "items": items}
 
