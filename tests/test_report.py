@@ -232,3 +232,11 @@ def test_a_finding_with_a_vector_gets_a_timeline(tmp_path: Path) -> None:
     assert t["title"] == "finding: F1 additions survive a refusal (G13)" and t["mode"] == "guarded"
     assert t["refused"] and not any(s["new"] for s in t["stored"]) and t["highlight"] == []
     assert t["columns"] and t["columns"][-1]["stage"].startswith("refusal removal")
+
+
+def test_a_report_written_by_verify_shows_its_sections() -> None:
+    from guardspec.report import html
+
+    line = html._verify({"verify": {"examples": "pass", "proofs": "FAIL"}})
+    assert "examples <span class=ok>pass</span>" in line and "proofs <span class=bad>FAIL</span>" in line
+    assert html._verify({}) == ""

@@ -205,6 +205,14 @@ RENDER = {"chain": chain_section, "coverage": coverage_section, "checks": checks
           "mutants": mutants_section, "differential": differential_section, "findings": findings_section, "timelines": timelines_section}
 
 
+def _verify(m: dict) -> str:
+    """The sections of the ``guardspec verify`` run that wrote this report, if one did."""
+    if "verify" not in m:
+        return ""
+    return "<p>written by <code>guardspec verify --report</code>: " + ", ".join(
+        f'{escape(k)} <span class={"ok" if v == "pass" else "bad"}>{escape(v)}</span>' for k, v in m["verify"].items()) + "</p>"
+
+
 def page(r: dict[str, Any]) -> str:
     m = r["meta"]
     nav = "".join(f'<a href="#{k}">{escape(t.split(". ", 1)[1])}</a>' for k, t in SECTIONS)
@@ -213,4 +221,4 @@ def page(r: dict[str, Any]) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
             f"<title>guardspec review report</title><style>{CSS}</style></head><body>"
             f"<header><h1>guardspec review report</h1><p>{escape(m['commit'])} · generated {escape(m['when'])} · profile {escape(m['profile'])} · "
-            f"measured in this run in {m['total']:.1f} s</p><p class=dim>{escape(times)}</p></header><nav>{nav}</nav><main>{body}</main></body></html>")
+            f"measured in this run in {m['total']:.1f} s</p><p class=dim>{escape(times)}</p>{_verify(m)}</header><nav>{nav}</nav><main>{body}</main></body></html>")

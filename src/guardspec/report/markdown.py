@@ -32,6 +32,8 @@ def page(r: dict[str, Any]) -> str:
     out = [f"# guardspec review report", "",
            f"{m['commit']} · generated {m['when']} · profile {m['profile']} · measured in this run in {m['total']:.1f} s "
            f"({', '.join(f'{k} {v:.1f} s' for k, v in m['seconds'].items())}). The HTML page beside this file draws the same.", ""]
+    if "verify" in m:
+        out += ["Written by `guardspec verify --report`: " + ", ".join(f"{k} {v}" for k, v in m["verify"].items()) + ".", ""]
     title = dict(SECTIONS)
     cov = {c["clause"]: c for c in r["coverage"]}
     out += [f"## {title['chain']}", "", "![the guarded chain per loop](chain.svg)", ""]
