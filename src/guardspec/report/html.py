@@ -35,7 +35,7 @@ th,td{border:1px solid #d8d8d8;padding:3px 7px;text-align:left;vertical-align:to
 td.num{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 .ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.warn{color:#a15c00;font-weight:600}.dim{color:#777}
 tr.unexercised td{background:#fdecea}.bar{display:inline-block;height:9px;background:#2e7d32;vertical-align:middle}
-.barbox{display:inline-block;width:80px;height:9px;background:#e3e3e3;margin-right:6px;vertical-align:middle}
+#coverage td:nth-child(2),#coverage td:nth-child(3){white-space:nowrap}.barbox{display:inline-block;width:80px;height:9px;background:#e3e3e3;margin-right:6px;vertical-align:middle}
 .scroll{overflow-x:auto;background:#fff;border:1px solid #ddd;padding:8px}figure{margin:18px 0}figcaption{font-weight:600;margin-bottom:6px}
 :target{outline:3px solid #f9a825}
 """
@@ -104,10 +104,11 @@ def coverage_section(r: dict) -> str:
             where += f' <span class="warn">not run: {", ".join(escape(x) for x in c["unrun"][:3])}</span>'
         stages = " ".join(f'<a href="#stage-{s.key}">{escape(s.name)}</a>' for s in stages_for(k)) or '<span class="dim">—</span>'
         rows.append(f'<tr id="clause-{k}"{"" if exercised else " class=unexercised"}><td><b><code>{k}</code></b><br><span class="dim">{escape(c["title"])}</span></td>'
+                    f"<td>{_pct(c['linesRun'], c['lines'])}</td><td>{_pct(c['branchesRun'], c['branches'])}</td>"
                     f"<td>{stages}</td><td>{where}</td><td>{_list(ln['tests'], 2)}</td><td>{_list(ln['properties'], 2)}</td>"
                     f"<td>{_list(ln['proofs'], 3)}</td><td class=num>{len(ln['examples']) or '—'}</td><td class=num>{len(ln['vectors']) or '—'}</td>"
-                    f"<td>{_list(ln['mutants'], 2)}</td><td>{_pct(c['linesRun'], c['lines'])}</td><td>{_pct(c['branchesRun'], c['branches'])}</td></tr>")
-    head = ["clause", "stage", "implemented in", "tests", "properties", "proofs", "examples", "vectors", "mutants that bend it", "lines run", "branches run"]
+                    f"<td>{_list(ln['mutants'], 2)}</td></tr>")
+    head = ["clause", "lines run", "branches run", "stage", "implemented in", "tests", "properties", "proofs", "examples", "vectors", "mutants that bend it"]
     note = (f"<p>Line and branch coverage of <code>reference/</code> measured with coverage.py during this run (the examples, the "
             f"properties and the I12 hunt, the model's side of the differential cases, the timelines; not the runs under a mutant, not z3's). A line counts for the clauses of the innermost function "
             f"whose docstring names them. {unrun} clause(s) with no exercised line.</p>")
