@@ -9,7 +9,7 @@ from guardspec.model.messages import Message, ReasoningPart, Role, Source, TextP
 from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 from guardspec.model.observation import Result
 
-from .messagelist import MessageList, StepStartPart
+from .messagelist import MessageList, StepStartPart, as_db_message
 
 
 def _savable(m: Message) -> Message | None:
@@ -109,6 +109,20 @@ def result(lst: MessageList, text: str, finish_reason: str) -> Result:
         messages=tuple(m.id for m in lst.all()),
         remembered=tuple(m.id for m in lst.view(Source.MEMORY)),
     )
+
+
+def as_stored(store: ThreadStore) -> ThreadStore:
+    """M13 storage: the scenario's threads as Mastra's storage holds them, in the stored
+    format (an image part is a file part, ``messagelist.as_db_message``)."""
+    changed = False
+    threads = []
+    for t in store.threads:
+        msgs = tuple(as_db_message(m) for m in t.messages)
+        if any(a is not b for a, b in zip(msgs, t.messages)):
+            changed = True
+            t = evolve(t, messages=msgs)
+        threads.append(t)
+    return ThreadStore(tuple(threads)) if changed else store
 
 
 def ensure_thread(store: ThreadStore, thread_id: str, resource: str) -> ThreadStore:

@@ -221,6 +221,18 @@ def cache_key(message: Message) -> tuple:
     return (message.id,) + tuple(part_key(p) for p in message.parts or ())
 
 
+def as_db_message(message: Message) -> Message:
+    """M2 conversion to the stored format (MastraDBMessage, ``format: 2``): its parts have no
+    ``image`` kind, so an image part is held, stored, listed and sent as a ``file`` part with
+    the same data, media type and stamp (docs/mastra-measurements.md §k, measured: an appended
+    ``{type:'image', data:'note-22', mediaType:'image/png'}`` is listed and stored as
+    ``{type:'file', ...}``). The same object (``ref``) when nothing changes."""
+    parts = message.parts
+    if not parts or not any(isinstance(p, ImagePart) for p in parts):
+        return message
+    return evolve(message, parts=tuple(FilePart(p.data, p.media_type, p.created_at) if isinstance(p, ImagePart) else p for p in parts))
+
+
 def _stamp(message: Message, now: int) -> Message:
     """M2: every part without ``createdAt`` gets the scenario clock's stamp."""
     parts = message.parts or ()
@@ -600,7 +612,8 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
     # 2. system role
     if entry.role is Role.SYSTEM:
         return lst if source is Source.MEMORY else add_system(lst, entry)
-    # 3. conversion: thread check, thread/resource filled in, part stamps
+    # 3. conversion: stored-format parts, thread check, thread/resource filled in, part stamps
+    entry = as_db_message(entry)
     if source is not Source.MEMORY and (
         (entry.thread_id is not None and lst.thread_id is not None and entry.thread_id != lst.thread_id)
         or (entry.resource_id is not None and lst.resource_id is not None and entry.resource_id != lst.resource_id)
@@ -718,6 +731,7 @@ __all__ = [
     "Slot",
     "add",
     "add_one",
+    "as_db_message",
     "add_system",
     "checker",
     "clear_source",

@@ -131,7 +131,7 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
 
 
 def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check: dict[str, Source]) -> MessageList:
-    """M8: a returned value applied by the workflow step."""
+    """M8: a returned value applied by the workflow step (a truthy primitive throws)."""
     if isinstance(value, RetSameList):
         return lst
     if isinstance(value, RetOtherList):
@@ -155,7 +155,21 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
             raise err
         return ml.replace_all_system(lst, sysm)
     assert isinstance(value, RetPrimitive)
+    # ``result && "messages" in result``: a truthy primitive reaches the ``in`` operator, which
+    # throws (measured: a processor returning "note-34" fails the call,
+    # docs/mastra-measurements.md §k); a falsy one passes the received messages through.
+    if _js_truthy(value.value):
+        raise MastraError("TypeError", "Cannot use 'in' operator to search for 'messages'")
     return lst
+
+
+def _js_truthy(v: Any) -> bool:
+    """JavaScript truthiness of a primitive."""
+    if v is UNDEFINED or v is None:
+        return False
+    if isinstance(v, float) and v != v:
+        return False
+    return bool(v)
 
 
 def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Message, ...], tuple[SystemMessage, ...], bool, bool]:

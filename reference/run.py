@@ -122,11 +122,14 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
     """M9 Raw standard loop, M10 Raw durable loop: the application processors handed
     straight to Mastra."""
     agent, call = scenario.agent, scenario.call
-    threads = scenario.threads
+    threads = finish.as_stored(scenario.threads)
     try:
         lst, threads = _prepare(scenario, threads)
     except MastraError as e:
-        return _observe(scenario, threads, outcome=Failed(str(e)))
+        # M9: generate/stream wrap what the list throws at preparation in their own error;
+        # the durable loop reports Mastra's error id (measured, docs/mastra-measurements.md §k)
+        err = {Loop.GENERATE: "AGENT_GENERATE_FAILED", Loop.STREAM: "AGENT_STREAM_FAILED"}.get(call.loop, e.code)
+        return _observe(scenario, threads, outcome=Failed(err))
     bound = _bound(scenario)
     stored = preparation.stored_messages(threads, bound[0]) if bound else ()
     if trace:
@@ -193,7 +196,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
     generate/stream and is a tripwire on durable; the rest of the chain is ``guarded_chain``;
     a refused call keeps nothing G13 removed and generates no title."""
     agent, call = scenario.agent, scenario.call
-    threads = scenario.threads
+    threads = finish.as_stored(scenario.threads)
     err = construction_error(agent) or caller_input_error(call.messages)
     if err:
         return _observe(scenario, threads, outcome=Failed(err))

@@ -105,3 +105,13 @@ def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark
     lst = ml.add(lst, user("m1", "one", 2000), M)
     lst = ml.add(lst, "a string", I)
     assert [m.created_at for m in lst.all()] == [1000, 1001]
+
+
+def test_m2_image_part_is_held_as_a_file_part():
+    # Measured (docs/mastra-measurements.md §k): the stored format has no image part; an
+    # appended {type:'image', data:'note-22', mediaType:'image/png'} is listed as a file part.
+    from guardspec.model.messages import FilePart, ImagePart
+
+    m = Message("u1", Role.USER, parts=(TextPart("look", created_at=5), ImagePart("note-22", "image/png", created_at=5)), created_at=1)
+    lst = ml.add(MessageList(), m, I)
+    assert lst.all()[0].parts == (TextPart("look", created_at=5), FilePart("note-22", "image/png", created_at=5))

@@ -111,3 +111,21 @@ def test_m7_raw_later_processor_receives_the_predecessors_array():
 def test_m7_raw_later_processor_receives_what_its_predecessor_received_otherwise():
     obs = run(_two(Return(Primitive()), ADD_N1), Mode.RAW)
     assert set(list_sources(obs)) == {"c1", "n1", "reply-1"}
+
+
+@pytest.mark.parametrize(
+    "loop, error",
+    [("generate", "AGENT_GENERATE_FAILED"), ("stream", "AGENT_STREAM_FAILED"), ("durable", "INVALID_SYSTEM_MESSAGE_FORMAT")],
+)
+def test_m7_a_caller_message_the_list_refuses_fails_the_call(loop, error):
+    """Measured (docs/mastra-measurements.md §k): a caller's stored-format system message
+    (parts only) makes ``add`` throw INVALID_SYSTEM_MESSAGE_FORMAT at preparation;
+    generate/stream reject with their own error id, the durable loop reports Mastra's id."""
+    from guardspec.model.messages import Message, Role, TextPart
+    from guardspec.model.observation import Failed
+    from guardspec.model.scenario import Loop
+
+    sysmsg = Message("s1", Role.SYSTEM, parts=(TextPart("note-00"),), created_at=12)
+    obs = run(scenario("note-00", sysmsg, loop=Loop(loop)), Mode.RAW)
+    assert obs.outcome == Failed(error)
+    assert obs.prompts == ()

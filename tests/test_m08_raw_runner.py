@@ -89,11 +89,20 @@ def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
     assert list_sources(obs)["n1"] == {"input"}
 
 
-@pytest.mark.parametrize("value", [Primitive(), Primitive(None)])
-def test_m8_null_or_undefined_changes_nothing(value):
+@pytest.mark.parametrize("value", [Primitive(), Primitive(None), Primitive(0), Primitive(""), Primitive(False)])
+def test_m8_falsy_primitive_changes_nothing(value):
     obs = raw(Processor("p", end=Return(value)))
     assert isinstance(obs.outcome, Answered)
     assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
+
+
+@pytest.mark.parametrize("value", [Primitive("note-34"), Primitive(1), Primitive(True)])
+def test_m8_truthy_primitive_fails_the_call(value):
+    """Measured (docs/mastra-measurements.md §k): ``result && "messages" in result`` throws a
+    TypeError for a truthy primitive; generate rejects, and the later processor never runs."""
+    obs = raw(Processor("p1", end=Return(value)), Processor("p2", end=Abort("never reached")))
+    assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
+    assert obs.prompts == ()
 
 
 def test_m8_abort_stops_the_chain_with_a_tripwire_from_that_processor():

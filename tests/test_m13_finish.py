@@ -53,3 +53,20 @@ def test_m13_partial_call_parts_are_not_saved():
     obs = run(scenario(caller, user("u2", "go", 26), only_partial, memory=True), Mode.RAW)
     assert tool_parts(stored_message(obs, "a0")) == []
     assert "a1" not in stored_ids(obs)
+
+
+def test_m13_a_stored_image_part_is_a_file_part():
+    """Measured (docs/mastra-measurements.md §k): Mastra's storage holds the stored format, where
+    an image part is a file part; the caller's image part is saved as a file part too."""
+    from guardspec.model.messages import FilePart, ImagePart, Message, Role, user as _user
+    from guardspec.model.scenario import Mode as _Mode
+    from guardspec.reference import run as _run
+
+    from conftest import scenario as _scenario, stored as _stored
+
+    h = Message("h1", Role.USER, parts=(ImagePart("aGk=", "image/png", created_at=3),), created_at=1)
+    c = Message("c1", Role.USER, parts=(ImagePart("aGk=", "image/png"),), created_at=30)
+    obs = _run(_scenario(c, threads=_stored(h)), _Mode.RAW)
+    kinds = {m.id: [type(p) for p in m.parts] for m in obs.stored}
+    assert kinds["h1"] == [FilePart] and kinds["c1"] == [FilePart]
+    assert obs.stored[0].parts[0] == FilePart("aGk=", "image/png", created_at=3)

@@ -13,7 +13,9 @@ Only what Mastra chooses by itself is normalised, never what the semantics decid
    ``"$now"``.
 3. **Part stamps.** A part ``createdAt`` that is not one the input gave becomes ``"$stamp"``
    (Mastra stamps parts with ``Date.now()``; the model with ``now``). Whether a part is
-   stamped is kept.
+   stamped is kept. The scenario's ``now`` is the model's stamp, so an input stamp equal to it
+   cannot be told from one the model chose: a part stamp equal to ``now`` becomes ``"$stamp"``
+   on both sides too.
 4. **Prompts.** The model receives no message ids, dates or part stamps: in prompt entries
    ``id`` becomes ``""``, ``createdAt`` ``0``, part ``createdAt`` is dropped, and Mastra's
    ``providerOptions.mastra.createdAt`` part stamp is dropped (an emptied ``mastra`` /
@@ -161,6 +163,9 @@ def normalise_observation(obs: dict, inputs: Any) -> dict:
     obs = copy.deepcopy(obs)
     ids = _Ids(input_ids(inputs))
     stamps = input_part_stamps(inputs)
+    call = inputs.get("call") if isinstance(inputs, dict) else None
+    if isinstance(call, dict):
+        stamps.discard(call.get("now"))
     # fixed walk order: result, list, stored, then the rest
     res = obs.get("result")
     if isinstance(res, dict):
