@@ -222,7 +222,9 @@ _PART_TAGS = ("text", "reasoning", "file", "image", "tool-invocation")
 def system_to_json(s: SystemMessage) -> dict:
     d: dict[str, Any] = {"role": "system"}
     c = s.content
-    if isinstance(c, tuple) and c and all(isinstance(p, _PART_TYPES) for p in c):
+    if s.stored and isinstance(c, tuple):
+        d["content"] = {"format": 2, "parts": [part_to_json(p) for p in c]}
+    elif isinstance(c, tuple) and c and all(isinstance(p, _PART_TYPES) for p in c):
         d["content"] = [part_to_json(p) for p in c]
     else:
         _opt_value(d, "content", c)
@@ -235,6 +237,9 @@ def system_from_json(j: Any) -> SystemMessage:
     if isinstance(j, str):
         return SystemMessage(j)
     c = j.get("content", {"$undefined": True})
+    if isinstance(c, dict) and set(c) == {"format", "parts"} and c["format"] == 2 and isinstance(c["parts"], list):
+        stored = tuple(part_from_json(p) for p in c["parts"])
+        return SystemMessage(stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True)
     if isinstance(c, list) and c and all(isinstance(p, dict) and p.get("type") in _PART_TAGS and not any(k.startswith("$") for k in p) for p in c):
         content: Any = tuple(part_from_json(p) for p in c)
     else:

@@ -284,8 +284,13 @@ anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
 
 
 def _system_key(m: SystemMessage) -> Any:
-    """The dedupe key within a bucket: the content string; for array content, part types
-    plus text lengths."""
+    """The dedupe key within a bucket (``CacheKeyGenerator.fromAIV4CoreMessageContent``): the
+    content string; for array content, part types plus text lengths. Content that is neither
+    (a kept stored-format message's ``{format: 2, parts}``, no content, any other value) is not
+    iterable: the key throws ``TypeError: content is not iterable`` (§g; measured for a
+    stored-format entry, docs/mastra-measurements.md §k)."""
+    if m.stored or not isinstance(m.content, (str, tuple)):
+        raise MastraError("TypeError", "content is not iterable")
     if isinstance(m.content, str):
         return m.content
     if isinstance(m.content, tuple):
@@ -300,8 +305,10 @@ def _system_key(m: SystemMessage) -> Any:
 
 
 def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageList:
-    """M6 ``addSystem``: converted, deduped by content within its bucket. A falsy argument
-    (null, undefined, "") adds nothing."""
+    """M6 ``addSystem``: converted, deduped by content within its bucket (the scan stops at
+    the first equal key; an entry on the way whose content is not iterable throws, so a kept
+    stored-format entry or an entry without content poisons its bucket, §g, §k). A falsy
+    argument (null, undefined, "") adds nothing."""
     if entry is None or entry is UNDEFINED or (isinstance(entry, str) and entry == ""):
         return lst
     msg = _as_system(entry)
@@ -323,13 +330,18 @@ def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageL
 
 def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
     """M6 ``replaceAllSystemMessages``: the untagged bucket only; system-role entries only; no
-    dedupe. Entries are kept as they are (no conversion)."""
+    dedupe. Entries are kept as they are (no conversion): a stored-format system message keeps
+    its ``{format: 2, parts}`` content (measured, docs/mastra-measurements.md §k: probe
+    ``k-db-system-entries``)."""
     kept = []
     for e in entries:
         if isinstance(e, SystemMessage):
             kept.append(e)
         elif isinstance(e, Message) and e.role is Role.SYSTEM:
-            kept.append(SystemMessage(e.parts if e.parts is not None else UNDEFINED, ref=e.ref))
+            if e.parts is None:
+                kept.append(SystemMessage(UNDEFINED, ref=e.ref))
+            else:
+                kept.append(SystemMessage(e.parts, stored=True, ref=e.ref))
     return evolve(lst, untagged=tuple(kept))
 
 

@@ -6,7 +6,7 @@ from guardspec.model.fast import evolve
 
 from typing import Any
 
-from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 
 from . import messagelist as ml
@@ -78,14 +78,72 @@ def _blocks(parts: list) -> list[list]:
     return [b for b in blocks if b]
 
 
+def _js_spread(acc: JsObject, v: Any) -> JsObject:
+    """``{...acc, ...v}``: an object's own properties, a string's characters by index;
+    anything else adds nothing."""
+    if isinstance(v, JsObject):
+        for k, x in v.props:
+            acc = acc.set(k, x)
+    elif isinstance(v, str):
+        for i, ch in enumerate(v):
+            acc = acc.set(str(i), ch)
+    return acc
+
+
+def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
+    """M12 a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
+    measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
+    content as it is; array content becomes the concatenation (no separator) of its text
+    parts, other part kinds ignored, and an entry without text parts is not sent; any other
+    content (a kept stored-format message, no content, another value) is not sent.
+    ``providerOptions`` are the message's own when not null, else its
+    ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
+    spread one over the other (none when that is empty)."""
+    c = s.content
+    if s.stored:
+        return None
+    if isinstance(c, str):
+        text = c
+        parts: tuple = ()
+    elif isinstance(c, tuple):
+        parts = tuple(p for p in c if isinstance(p, TextPart))
+        if not parts:
+            return None
+        text = "".join(p.text if isinstance(p.text, str) else str(p.text) for p in parts)
+    else:
+        return None
+    options: Any = UNDEFINED
+    for v in (s.provider_options, s.experimental_provider_metadata):
+        if v is not UNDEFINED and v is not None:
+            options = v
+            break
+    else:
+        merged = JsObject()
+        for p in parts:
+            merged = _js_spread(merged, p.provider_options)
+        if merged.props:
+            options = merged
+    return SystemMessage(text, options)
+
+
+def _without_part_options(m: Message) -> Message:
+    """M12: a stored-format part's ``providerOptions`` never reach the prompt (only a part's
+    ``providerMetadata`` is read, and the model's parts carry none; measured for null, an
+    unknown namespace and ``openai``: docs/mastra-measurements.md §k)."""
+    if not any(isinstance(p, TextPart) and p.provider_options is not UNDEFINED for p in m.parts or ()):
+        return m
+    return evolve(m, parts=tuple(evolve(p, provider_options=UNDEFINED) if isinstance(p, TextPart) else p for p in m.parts or ()))
+
+
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
-    """M12: all system messages (M6 order), then every non-system message in list (createdAt)
-    order as Mastra's prompt conversion sends it (docs/mastra-measurements.md §j): pending
-    tool calls are not sent, a message left with nothing is not sent, an assistant message is
-    split at step boundaries, and when the first non-system message is not a user message a
-    user message "." comes first. A cached tool output is substituted wherever one is found,
-    on any message (M11)."""
-    out: list[PromptEntry] = [evolve(s, ref=0) for s in lst.system_all()]
+    """M12: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
+    non-system message in list (createdAt) order as Mastra's prompt conversion sends it
+    (docs/mastra-measurements.md §j, §k): pending tool calls are not sent, a message left with
+    nothing is not sent, an assistant message is split at step boundaries, part providerOptions
+    are not sent, and when the first non-system message is not a user message a user message
+    "." comes first. A cached tool output is substituted wherever one is found, on any message
+    (M11)."""
+    out: list[PromptEntry] = [e for e in (system_prompt_entry(s) for s in lst.system_all()) if e is not None]
     msgs: list[Message] = []
     for m in lst.all():
         if not m.parts:
@@ -99,7 +157,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
             msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart)))))
     if msgs and msgs[0].role is not Role.USER:
         msgs.insert(0, Message(id="", role=Role.USER, parts=(TextPart("."),), created_at=0))
-    return tuple(out) + tuple(msgs)
+    return tuple(out) + tuple(_without_part_options(m) for m in msgs)
 
 
 def response_text(lst: MessageList) -> str:
@@ -117,6 +175,33 @@ def response_text(lst: MessageList) -> str:
         if isinstance(p, ToolPart) and p.state not in (ToolState.CALL, ToolState.PARTIAL_CALL):
             start = i + 1
     return "".join(p.text for p in parts[start:] if isinstance(p, TextPart) and isinstance(p.text, str))
+
+
+_NO_RESULT_STATES = frozenset({ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED})
+
+
+def _tool_invocation_json(p: ToolPart) -> str:
+    """``JSON.stringify`` of Mastra's ``toolInvocation`` object (keys in the order the stored
+    format builds them; undefined values left out)."""
+    from guardspec.model.values import to_json_text
+
+    fields = [("state", p.state.value), ("toolCallId", p.tool_call_id), ("toolName", p.tool_name), ("args", p.args),
+              ("result", p.result), ("errorText", p.error_text), ("approval", p.approval)]
+    return "{" + ",".join(f"{to_json_text(k)}:{to_json_text(v)}" for k, v in fields if v is not UNDEFINED) + "}"
+
+
+def response_conversion_error(lst: MessageList) -> str | None:
+    """M13 result text: the read-back converts every response message with AI SDK v4
+    ``convertToCoreMessages`` (``get.response.aiV4.core()``), which throws at a tool
+    invocation that awaits or answers an approval (``approval-requested``,
+    ``approval-responded``; pending calls are filtered out before, ``output-error`` and
+    ``output-denied`` are converted): ``ToolInvocation must have a result: <JSON>``
+    (measured: docs/mastra-measurements.md §k). None when the conversion succeeds."""
+    for m in lst.view(Source.RESPONSE):
+        for p in m.parts or ():
+            if isinstance(p, ToolPart) and p.state in _NO_RESULT_STATES:
+                return "ToolInvocation must have a result: " + _tool_invocation_json(p)
+    return None
 
 
 def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptEntry, ...]]:
@@ -142,10 +227,11 @@ def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
 
 
 def readd_earlier_responses(before: MessageList, lst: MessageList) -> MessageList:
-    """``stream()`` only (measured, docs/mastra-measurements.md §j): after the reply, the
-    response messages that were on the list before the model step are added again as
-    ``response`` (merge on), so an earlier response message's parts merge into the reply
-    message when that is the latest assistant message."""
+    """M12 ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, and §k
+    for generate): after the reply, the response messages that were on the list before the
+    model step are added again as ``response`` (merge on), so an earlier response message's
+    parts merge into the reply message when that is the latest assistant message (measured:
+    reply parts ``["reply-0", "added"]`` on both loops, with and without memory)."""
     refs = [s.message.ref for s in before.slots if Source.RESPONSE in s.sources]
     for ref in refs:
         m = next((s.message for s in lst.slots if s.message.ref == ref), None)

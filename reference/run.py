@@ -30,7 +30,7 @@ from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, drain_unsaved, without_steps
-from .model_step import model_step, readd_earlier_responses, response_text, stamp_merged_reply
+from .model_step import model_step, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace
@@ -106,6 +106,7 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # the response messages; without output processors it is the model's own text (measured,
     # docs/mastra-measurements.md §j)
     text = response_text(lst) if scenario.agent.memory is not None else scenario.call.reply
+    broken = response_conversion_error(lst) if scenario.agent.memory is not None else None
     bound = _bound(scenario)
     if bound:
         threads = finish.save(threads, *bound, lst)
@@ -113,9 +114,21 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
             threads = finish.entitle(threads, *bound, lst)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
     lst = stamp_merged_reply(before, lst)
-    if scenario.call.loop is Loop.STREAM:
+    if scenario.call.loop is not Loop.DURABLE:
         lst = readd_earlier_responses(before, lst)
-    return lst, sent, threads, text
+    return lst, sent, threads, text, broken
+
+
+def _broken_read_back(loop: Loop, broken: str) -> Failed | None:
+    """M13: the read-back of the result text throws (``response_conversion_error``):
+    generate rejects with the AI SDK's error, the durable loop fails with it as a plain
+    ``Error``; stream resolves with finishReason ``error`` (None here). Measured:
+    docs/mastra-measurements.md §k."""
+    if loop is Loop.GENERATE:
+        return Failed(f"AI_MessageConversionError: {broken}")
+    if loop is Loop.DURABLE:
+        return Failed(f"Error: {broken}")
+    return None
 
 
 def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
@@ -165,16 +178,19 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         return _observe(scenario, threads, outcome=Failed(err), list=list_view(lst))
     # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
     lst = map_client_outputs(agent, lst, strict=False)
-    lst, sent, threads, text = _answer(scenario, lst, threads, True, trace)
+    lst, sent, threads, text, broken = _answer(scenario, lst, threads, True, trace)
+    failed = _broken_read_back(call.loop, broken) if broken else None
     if durable:
         lst = drain_unsaved(lst)
-        return _observe(scenario, threads, outcome=Answered(), prompts=(sent,), list=list_view(lst))
+        return _observe(scenario, threads, outcome=failed or Answered(), prompts=(sent,), list=list_view(lst))
+    if failed:
+        return _observe(scenario, threads, outcome=failed, prompts=(sent,), list=list_view(lst))
     return _observe(
         scenario,
         threads,
         outcome=Answered(),
         prompts=(sent,),
-        result=finish.result(lst, text, "stop"),
+        result=finish.result(lst, text, "error" if broken else "stop"),
         list=list_view(lst),
     )
 
@@ -259,19 +275,22 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
             read=chain.read,
         )
-    lst, sent, threads, text = _answer(scenario, lst, threads, False, trace)
+    lst, sent, threads, text, broken = _answer(scenario, lst, threads, False, trace)
+    failed = _broken_read_back(call.loop, broken) if broken else None
     if durable:
         lst = drain_unsaved(lst)
         return _observe(
-            scenario, threads, outcome=Answered(), audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read
+            scenario, threads, outcome=failed or Answered(), audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read
         )
+    if failed:
+        return _observe(scenario, threads, outcome=failed, audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read)
     return _observe(
         scenario,
         threads,
         outcome=Answered(),
         audit=chain.audit,
         prompts=(sent,),
-        result=finish.result(lst, text, "stop"),
+        result=finish.result(lst, text, "error" if broken else "stop"),
         list=list_view(lst),
         read=chain.read,
     )

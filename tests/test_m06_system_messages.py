@@ -78,3 +78,42 @@ def test_m6_add_system_with_metadata_key_is_stored_as_given():
 def test_m6_add_system_refuses_a_user_role_message():
     with pytest.raises(MastraError):
         ml.add_system(MessageList(), Message("u", Role.USER, parts=(TextPart("x"),)))
+
+
+def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
+    """Measured (docs/mastra-measurements.md §k, probe k-db-system-entries): the bucket holds
+    the stored-format message, content ``{format: 2, parts}``; it is never sent; a later
+    untagged ``addSystem`` throws ``TypeError: content is not iterable``; a tagged one works."""
+    from guardspec.model import codec
+
+    db = Message("n1", Role.SYSTEM, parts=(TextPart("note-00"),), created_at=5)
+    lst = ml.replace_all_system(MessageList(), [db])
+    assert codec.system_to_json(lst.untagged[0]) == {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "note-00"}]}}
+    assert codec.system_from_json(codec.system_to_json(lst.untagged[0])) == lst.untagged[0]
+    with pytest.raises(MastraError) as e:
+        ml.add_system(lst, "note-01")
+    assert e.value.code == "TypeError"
+    tagged = ml.add_system(lst, "note-02", "tagA")
+    assert [m.content for m in prompt(tagged)] == ["note-02"]
+
+
+def test_m6_prompt_system_entry_as_the_model_receives_it():
+    """Measured (docs/mastra-measurements.md §k, probe k-system-prompt): array content is the
+    concatenation of its text parts without separator, other kinds ignored, none left → not
+    sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
+    text parts' spread together; non-text content is not sent."""
+    from guardspec.model.messages import FilePart
+    from guardspec.reference.model_step import system_prompt_entry
+
+    t = lambda x, po=UNDEFINED: TextPart(x, po)  # noqa: E731
+    assert system_prompt_entry(SystemMessage((t("a", obj(x=1)), t("b", obj(y=2))))) == SystemMessage("ab", obj(x=1, y=2))
+    assert system_prompt_entry(SystemMessage((t("a", obj(note=1)), t("b", obj(note=2, other=3))))) == SystemMessage("ab", obj(note=2, other=3))
+    assert system_prompt_entry(SystemMessage((t("a", obj(y=1)),), obj(note=9))) == SystemMessage("a", obj(note=9))
+    assert system_prompt_entry(SystemMessage("x", obj(note=2), obj(note=1))) == SystemMessage("x", obj(note=2))
+    assert system_prompt_entry(SystemMessage("a", None, obj(b=2))) == SystemMessage("a", obj(b=2))
+    assert system_prompt_entry(SystemMessage((t("a"), FilePart("aGk=", "text/plain")))) == SystemMessage("a")
+    assert system_prompt_entry(SystemMessage((FilePart("aGk=", "text/plain"),))) is None
+    assert system_prompt_entry(SystemMessage(())) is None
+    assert system_prompt_entry(SystemMessage(UNDEFINED)) is None
+    assert system_prompt_entry(SystemMessage(5)) is None
+    assert system_prompt_entry(SystemMessage("")) == SystemMessage("")

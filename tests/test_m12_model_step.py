@@ -63,3 +63,28 @@ def test_m12_prompt_messages_are_non_system_list_messages():
     obs = run(scenario(user("u1", "hi", 10), context=(user("c1", "ctx", 5),)), Mode.RAW)
     ids = [e.id for e in obs.prompts[0] if isinstance(e, Message)]
     assert ids == ["c1", "u1"]
+
+
+def test_m12_part_provider_options_are_not_sent():
+    """Measured (docs/mastra-measurements.md §k, probe k-part-provider-options): a stored-format text part's
+    providerOptions never reach the prompt, whatever the namespace (null, ``note``, ``openai``)."""
+    from guardspec.model.messages import Role, TextPart
+    from guardspec.model.values import UNDEFINED, obj
+
+    m = Message("u1", Role.USER, parts=(TextPart("hi", obj(openai=obj(x=1))),), created_at=10)
+    obs = run(scenario(m), Mode.RAW)
+    sent = obs.prompts[0][-1]
+    assert [(p.text, p.provider_options) for p in sent.parts] == [("hi", UNDEFINED)]
+
+
+def test_m12_generate_re_adds_earlier_response_messages_too():
+    """Measured (docs/mastra-measurements.md §k): on generate as on stream, a response
+    assistant message a processor added merges into the reply: parts [reply, added]."""
+    from guardspec.model.messages import Source
+    from guardspec.model.processors import AddMessages
+
+    added = assistant("n2", "added", created_at=20)
+    p = Processor("p1", steps=(AddMessages((added,), Source.RESPONSE, False), AddMessages((user("u5", "q", 21),), Source.INPUT, False)))
+    obs = run(scenario(user("c00", "hi", 10), processors=(p,), reply="reply-0"), Mode.RAW)
+    reply = obs.list.messages[-1].message
+    assert [pt.text for pt in reply.parts] == ["reply-0", "added"]

@@ -70,3 +70,32 @@ def test_m13_a_stored_image_part_is_a_file_part():
     kinds = {m.id: [type(p) for p in m.parts] for m in obs.stored}
     assert kinds["h1"] == [FilePart] and kinds["c1"] == [FilePart]
     assert obs.stored[0].parts[0] == FilePart("aGk=", "image/png", created_at=3)
+
+
+import pytest as _pytest
+
+
+@_pytest.mark.parametrize(
+    "loop, outcome, finish",
+    [
+        ("generate", 'AI_MessageConversionError: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}', None),
+        ("durable", 'Error: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}', None),
+        ("stream", None, "error"),
+    ],
+)
+def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, outcome, finish):
+    """Measured (docs/mastra-measurements.md §k): with memory, the result text read-back converts
+    the response messages with AI SDK v4, which throws at an ``approval-requested`` part."""
+    from guardspec.model.messages import Source
+    from guardspec.model.observation import Answered, Failed
+    from guardspec.model.processors import AddMessages, Processor
+    from guardspec.model.scenario import Loop
+    from guardspec.model.values import obj
+
+    n2 = assistant("n2", tool("tc1", "approval-requested", name="nullmap", args=obj(q="note-17")), created_at=20)
+    p = Processor("p1", steps=(AddMessages((n2,), Source.RESPONSE, False), AddMessages((user("u5", "q", 21),), Source.INPUT, False)))
+    obs = run(scenario(user("c00", "hi", 10), processors=(p,), memory=Memory(), loop=Loop(loop), reply="reply-0"), Mode.RAW)
+    if outcome:
+        assert obs.outcome == Failed(outcome)
+    else:
+        assert obs.outcome == Answered() and obs.result.finish_reason == finish and obs.result.text == "reply-0"
