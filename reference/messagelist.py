@@ -341,7 +341,7 @@ def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
             if e.parts is None:
                 kept.append(SystemMessage(UNDEFINED, ref=e.ref))
             else:
-                kept.append(SystemMessage(e.parts, stored=True, ref=e.ref))
+                kept.append(SystemMessage(as_db_message(e).parts, stored=True, ref=e.ref))
     return evolve(lst, untagged=tuple(kept))
 
 

@@ -6,7 +6,7 @@ from guardspec.model.fast import evolve
 
 from typing import Any
 
-from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 
 from . import messagelist as ml
@@ -50,8 +50,13 @@ def _empty_text(p: Any) -> bool:
 def _sent_parts(m: Message) -> list:
     """``sanitizeV5UIMessages`` (prompt mode): tool calls that are not complete (``call``,
     ``partial-call``, approval states) are not sent; empty text parts are dropped from user
-    messages, and from other messages that hold anything else."""
+    messages, and from other messages that hold anything else. AI SDK ``convertToModelMessages``
+    sends only the text and file parts of a user message (measured: a user message's reasoning
+    part is not sent, and a user message holding only reasoning is not sent at all,
+    docs/mastra-measurements.md §k)."""
     parts = m.parts or ()
+    if m.role is Role.USER:
+        parts = tuple(p for p in parts if type(p) in (TextPart, FilePart))
     others = any(not _empty_text(p) for p in parts)
     out = []
     for p in parts:
@@ -126,13 +131,24 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     return SystemMessage(text, options)
 
 
+def sent_part(p: Any) -> Any:
+    """M12: what of a part reaches the prompt: a stored-format text part's ``providerOptions``
+    never do (only a part's ``providerMetadata`` is read, and the model's parts carry none;
+    measured for null, an unknown namespace and ``openai``), nor a tool call's ``approval``
+    (the prompt's tool-call/tool-result parts have no such field) (docs/mastra-measurements.md
+    §k)."""
+    if isinstance(p, TextPart) and p.provider_options is not UNDEFINED:
+        return evolve(p, provider_options=UNDEFINED)
+    if isinstance(p, ToolPart) and p.approval is not UNDEFINED:
+        return evolve(p, approval=UNDEFINED)
+    return p
+
+
 def _without_part_options(m: Message) -> Message:
-    """M12: a stored-format part's ``providerOptions`` never reach the prompt (only a part's
-    ``providerMetadata`` is read, and the model's parts carry none; measured for null, an
-    unknown namespace and ``openai``: docs/mastra-measurements.md §k)."""
-    if not any(isinstance(p, TextPart) and p.provider_options is not UNDEFINED for p in m.parts or ()):
+    parts = tuple(sent_part(p) for p in m.parts or ())
+    if all(a is b for a, b in zip(parts, m.parts or ())):
         return m
-    return evolve(m, parts=tuple(evolve(p, provider_options=UNDEFINED) if isinstance(p, TextPart) else p for p in m.parts or ()))
+    return evolve(m, parts=parts)
 
 
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
@@ -204,12 +220,20 @@ def response_conversion_error(lst: MessageList) -> str | None:
     return None
 
 
+def response_date(lst: MessageList) -> int:
+    """M12: a response message Mastra makes is dated by the list like a string input: the
+    clock, or one past the createdAt watermark when that is not behind it (measured: two
+    string inputs dated ``now`` and ``now + 1`` come before the reply,
+    docs/mastra-measurements.md §k)."""
+    return lst.clock if lst.watermark is None or lst.clock > lst.watermark else lst.watermark + 1
+
+
 def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptEntry, ...]]:
     """M12 Model step: the model receives the prompt and its reply is added as an assistant
     ``response`` message (M4 may merge it into a trailing assistant message, which then moves
     to response)."""
     sent = prompt(lst)
-    msg = Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart(reply),), created_at=lst.clock)
+    msg = Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart(reply),), created_at=response_date(lst))
     return ml.add_one(lst, msg, Source.RESPONSE), sent
 
 

@@ -31,10 +31,16 @@ from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
 
 
 def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G2): on any refusal nothing later runs and the model is never called."""
-    if isinstance(obs.outcome, (Refused, Failed)) and obs.prompts:
+    """Extra (G2): on any refusal nothing later runs and the model is never called. M13: a
+    failure of the result-text read-back comes after the model answered (measured,
+    docs/mastra-measurements.md §k)."""
+    if isinstance(obs.outcome, (Refused, Failed)) and obs.prompts and not _read_back_failure(obs.outcome):
         return [f"G2: {_reasons(obs)} yet the model was called"]
     return []
+
+
+def _read_back_failure(outcome: Any) -> bool:
+    return isinstance(outcome, Failed) and "ToolInvocation must have a result: " in outcome.error
 
 
 def _falsy(v: Any) -> bool:
@@ -190,7 +196,10 @@ def policy_verdict_matches_read(scenario: Scenario, obs: Observation) -> list[st
             want = Refused("policy evaluation failed", "breakwater-policy-engine")
             break
     out = []
-    if obs.outcome != want:
+    # M13: an answered call may still fail in the result-text read-back, after the model
+    # (measured, docs/mastra-measurements.md §k)
+    got = Answered() if _read_back_failure(obs.outcome) else obs.outcome
+    if got != want:
         out.append(f"G12: policies on the read text decide {want!r}, outcome {obs.outcome!r}")
     n = sum(e.action == "agent.input.policy" for e in obs.audit)
     if n != 1:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from guardspec.model.agent import ThreadStore
 from guardspec.model.observation import Failed, Observation, Refused
 from guardspec.model.scenario import Scenario
+from guardspec.reference.finish import as_stored
 
 from .scenario import _reasons
 
@@ -34,9 +35,12 @@ def refused_call_leaves_threads_intact(scenario: Scenario, obs: Observation, bef
 
 def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
     """Extra (G0, G1, M9): a call that fails (TypeError or a rejected generate/stream) saves
-    nothing."""
-    if not isinstance(obs.outcome, Failed):
+    nothing, except when the failure comes after saving (M13: the result-text read-back,
+    measured, docs/mastra-measurements.md §k). Threads are compared as storage holds them
+    (``finish.as_stored``: an image part is a file part)."""
+    if not isinstance(obs.outcome, Failed) or "ToolInvocation must have a result: " in obs.outcome.error:
         return []
+    before = as_stored(before)
     return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads if (before.get(t.id) or t).messages != t.messages]
 
 
