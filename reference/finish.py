@@ -12,27 +12,30 @@ from guardspec.model.observation import Result
 from .messagelist import MessageList, StepStartPart, as_db_message
 
 
-def _savable(m: Message) -> Message | None:
+def _savable(m: Message, durable: bool = False) -> Message | None:
     """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
-    not saved."""
+    not saved. The durable loop's finalisation keeps a user message's partial-call parts
+    (measured: caller ``c00 [text, tool(partial-call)]`` is stored with both parts on durable,
+    with the text only on generate/stream; docs/mastra-measurements.md §k)."""
+    keep_partial = durable and m.role is Role.USER
     parts = tuple(
         p
         for p in m.parts or ()
-        if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL) and not isinstance(p, StepStartPart)
+        if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL and not keep_partial) and not isinstance(p, StepStartPart)
     )
     if not parts:
         return None
     return evolve(m, parts=parts, ref=0)
 
 
-def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList) -> ThreadStore:
+def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> ThreadStore:
     """M13: the input then the response messages are saved to the bound thread (an upsert by
     id; the thread lists its messages by createdAt)."""
     thread = store.get(thread_id) or Thread(thread_id, resource)
     rows = {m.id: m for m in thread.messages}
     order = [m.id for m in thread.messages]
     for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE):
-        s = _savable(m)
+        s = _savable(m, durable)
         if s is None:
             continue
         s = evolve(s, thread_id=thread_id, resource_id=resource)

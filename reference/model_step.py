@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from guardspec.model.fast import evolve
 
 from typing import Any
@@ -218,6 +220,73 @@ def response_conversion_error(lst: MessageList) -> str | None:
             if isinstance(p, ToolPart) and p.state in _NO_RESULT_STATES:
                 return "ToolInvocation must have a result: " + _tool_invocation_json(p)
     return None
+
+
+_B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _js_string(v: Any) -> str | None:
+    """``String(v)`` for the values a file part's data holds; None where not modelled."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if v is None:
+        return "null"
+    if isinstance(v, JsObject):
+        return "[object Object]"
+    if isinstance(v, tuple):
+        parts = [("" if x is None or x is UNDEFINED else _js_string(x)) for x in v]
+        return None if any(x is None for x in parts) else ",".join(parts)
+    return None
+
+
+def _percent_decoded(s: str) -> str:
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), s)
+
+
+def _forgiving_base64(s: str) -> bool:
+    """WHATWG forgiving-base64 decode succeeds (what ``fetch`` of a ``data:…;base64,`` URL
+    applies)."""
+    s = "".join(ch for ch in s if ch not in " \t\n\f\r")
+    if len(s) % 4 == 0:
+        s = s[:-2] if s.endswith("==") else s[:-1] if s.endswith("=") else s
+    if len(s) % 4 == 1:
+        return False
+    return all(ch in _B64 for ch in s)
+
+
+def download_failure(sent: tuple) -> str | None:
+    """M12 assets: before calling the model, Mastra downloads the file data of the prompt's
+    user messages; data that is not a URL is sent as ``data:<mediaType>;base64,<String(data)>``
+    and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
+    percent-decoding: ``note-00``, ``aGk==``, ``[object Object]``, ``2`` fail; ``aGk``,
+    ``aGk=``, ``aG k=``, ``aGk%3D``, ``""`` pass; an assistant message's file is not
+    downloaded). Measured: docs/mastra-measurements.md §k. Returns the redacted URL Mastra
+    names (``null<mediaType>;base64,<data>``), None when every download succeeds. Data that
+    is a URL, a data URI, a provider file id or a value not modelled is left alone."""
+    for e in sent:
+        if not isinstance(e, Message) or e.role is not Role.USER:
+            continue
+        for p in e.parts or ():
+            if not isinstance(p, FilePart):
+                continue
+            data = _js_string(p.data)
+            if data is None or data.startswith("file-") or _URL_SCHEME.match(data):
+                continue
+            if not _forgiving_base64(_percent_decoded(data)):
+                return f"null{p.media_type};base64,{data}"
+    return None
+
+
+def error_message(lst: MessageList) -> Message:
+    """M12: the response message Mastra adds when the model step fails: one ``error`` part,
+    which the protocol reports as a part kind the model has no word for (the text
+    ``<mastra part error>``, docs/protocol.md "Representation")."""
+    return Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart("<mastra part error>"),), created_at=response_date(lst))
 
 
 def response_date(lst: MessageList) -> int:

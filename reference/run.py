@@ -6,7 +6,7 @@ observation (§O). ``run_thread`` threads the stored threads through a sequence 
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from attrs import frozen
 from guardspec.model.fast import evolve
@@ -29,8 +29,8 @@ from . import finish, preparation
 from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import caller_input_error, construction_error
 from .mapping import map_client_outputs
-from .messagelist import MastraError, MessageList, drain_unsaved, without_steps
-from .model_step import model_step, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
+from .messagelist import MastraError, MessageList, add_one, drain_unsaved, without_steps
+from .model_step import download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace
@@ -99,6 +99,16 @@ def _prepare(scenario: Scenario, threads: ThreadStore) -> tuple[MessageList, Thr
 def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None):
     """M12 then M13: the model step, saving, the title (raw only) and the result."""
     before = lst
+    bound = _bound(scenario)
+    failure = download_failure(prompt(lst))
+    if failure is not None:
+        # M12: the asset download fails before the model is called; an error part is added as
+        # the response and the turn is saved (measured, docs/mastra-measurements.md §k)
+        lst = add_one(lst, error_message(lst), Source.RESPONSE)
+        if bound:
+            threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
+        err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
+        return lst, None, threads, "", err
     lst, sent = model_step(lst, scenario.call.reply)
     if trace:
         trace.stage("model step", lst)
@@ -107,9 +117,8 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # docs/mastra-measurements.md §j)
     text = response_text(lst) if scenario.agent.memory is not None else scenario.call.reply
     broken = response_conversion_error(lst) if scenario.agent.memory is not None else None
-    bound = _bound(scenario)
     if bound:
-        threads = finish.save(threads, *bound, lst)
+        threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
         if titles and scenario.agent.memory.generate_title:
             threads = finish.entitle(threads, *bound, lst)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
@@ -117,6 +126,14 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     if scenario.call.loop is not Loop.DURABLE:
         lst = readd_earlier_responses(before, lst)
     return lst, sent, threads, text, broken
+
+
+def _failed_after_chain(loop: Loop, sent: Any, broken: str | None) -> Failed | None:
+    """M12/M13 failures after the processors: the asset download (no model call: ``sent`` is
+    None, ``broken`` the error) or the result-text read-back."""
+    if sent is None:
+        return Failed(broken)
+    return _broken_read_back(loop, broken) if broken else None
 
 
 def _broken_read_back(loop: Loop, broken: str) -> Failed | None:
@@ -165,7 +182,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         if durable:
             # M10: finalisation still saves the input and response messages and titles the thread.
             if bound:
-                threads = finish.save(threads, *bound, lst)
+                threads = finish.save(threads, *bound, lst, True)
                 if agent.memory.generate_title:
                     threads = finish.entitle(threads, *bound, lst)
             lst = drain_unsaved(lst)
@@ -179,12 +196,13 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
     # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
     lst = map_client_outputs(agent, lst, strict=False)
     lst, sent, threads, text, broken = _answer(scenario, lst, threads, True, trace)
-    failed = _broken_read_back(call.loop, broken) if broken else None
+    failed = _failed_after_chain(call.loop, sent, broken)
+    prompts = () if sent is None else (sent,)
     if durable:
         lst = drain_unsaved(lst)
-        return _observe(scenario, threads, outcome=failed or Answered(), prompts=(sent,), list=list_view(lst))
+        return _observe(scenario, threads, outcome=failed or Answered(), prompts=prompts, list=list_view(lst))
     if failed:
-        return _observe(scenario, threads, outcome=failed, prompts=(sent,), list=list_view(lst))
+        return _observe(scenario, threads, outcome=failed, prompts=prompts, list=list_view(lst))
     return _observe(
         scenario,
         threads,
@@ -246,7 +264,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
 
         lst = refusal_removal(lst, (), None, ())
         if bound:
-            threads = finish.save(threads, *bound, lst)  # durable finalisation: nothing left to save
+            threads = finish.save(threads, *bound, lst, True)  # durable finalisation: nothing left to save
         lst = drain_unsaved(lst)
         return _observe(
             scenario,
@@ -263,7 +281,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
         outcome = Refused(chain.refusal.reason, refusal_processor_id(scenario, chain.refusal))
         if durable:
             if bound:
-                threads = finish.save(threads, *bound, lst)
+                threads = finish.save(threads, *bound, lst, True)
             lst = drain_unsaved(lst)
             return _observe(scenario, threads, outcome=outcome, audit=chain.audit, list=list_view(lst), read=chain.read)
         return _observe(
@@ -276,14 +294,15 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             read=chain.read,
         )
     lst, sent, threads, text, broken = _answer(scenario, lst, threads, False, trace)
-    failed = _broken_read_back(call.loop, broken) if broken else None
+    failed = _failed_after_chain(call.loop, sent, broken)
+    prompts = () if sent is None else (sent,)
     if durable:
         lst = drain_unsaved(lst)
         return _observe(
-            scenario, threads, outcome=failed or Answered(), audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read
+            scenario, threads, outcome=failed or Answered(), audit=chain.audit, prompts=prompts, list=list_view(lst), read=chain.read
         )
     if failed:
-        return _observe(scenario, threads, outcome=failed, audit=chain.audit, prompts=(sent,), list=list_view(lst), read=chain.read)
+        return _observe(scenario, threads, outcome=failed, audit=chain.audit, prompts=prompts, list=list_view(lst), read=chain.read)
     return _observe(
         scenario,
         threads,

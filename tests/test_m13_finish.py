@@ -99,3 +99,50 @@ def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, ou
         assert obs.outcome == Failed(outcome)
     else:
         assert obs.outcome == Answered() and obs.result.finish_reason == finish and obs.result.text == "reply-0"
+
+
+@_pytest.mark.parametrize(
+    "loop, error",
+    [
+        ("generate", "DOWNLOAD_ASSETS_FAILED"),
+        ("stream", "DOWNLOAD_ASSETS_FAILED"),
+        ("durable", "Error: Failed to download asset: nullimage/png;base64,note-00"),
+    ],
+)
+def test_m12_file_data_that_is_not_base64_fails_before_the_model(loop, error):
+    """Measured (docs/mastra-measurements.md §k k13): the user message's file data is fetched as
+    ``data:image/png;base64,note-00``, which is not base64: no model call, an error part is added
+    as the response and the turn is saved."""
+    from guardspec.model.messages import FilePart, Message, Role, TextPart
+    from guardspec.model.observation import Failed
+    from guardspec.model.scenario import Loop
+
+    c = Message("c00", Role.USER, parts=(TextPart("hi"), FilePart("note-00", "image/png")), created_at=10)
+    obs = run(scenario(c, memory=Memory(), loop=Loop(loop)), Mode.RAW)
+    assert obs.outcome == Failed(error)
+    assert obs.prompts == ()
+    assert [[getattr(p, "text", None) for p in m.parts] for m in obs.stored] == [["hi", None], ["<mastra part error>"]]
+
+
+@_pytest.mark.parametrize("data", ["aGk", "aGk=", "aG k=", "aGk%3D", ""])
+def test_m12_file_data_that_is_base64_is_sent(data):
+    from guardspec.model.messages import FilePart, Message, Role, TextPart
+    from guardspec.model.observation import Answered
+
+    c = Message("c00", Role.USER, parts=(TextPart("hi"), FilePart(data, "image/png")), created_at=10)
+    obs = run(scenario(c), Mode.RAW)
+    assert obs.outcome == Answered() and len(obs.prompts) == 1
+
+
+def test_m13_durable_keeps_a_user_messages_partial_call_parts():
+    """Measured (docs/mastra-measurements.md §k k14): caller ``c00 [text, tool(partial-call)]``
+    is stored with both parts on durable, with the text only on generate."""
+    from guardspec.model.messages import Message, Role, TextPart
+    from guardspec.model.scenario import Loop
+
+    c = Message("c00", Role.USER, parts=(TextPart("hi"), tool("tc1", "partial-call")), created_at=10)
+    kinds = {}
+    for loop in (Loop.DURABLE, Loop.GENERATE):
+        obs = run(scenario(c, memory=Memory(), loop=loop), Mode.RAW)
+        kinds[loop] = [type(p).__name__ for p in next(m for m in obs.stored if m.id == "c00").parts]
+    assert kinds == {Loop.DURABLE: ["TextPart", "ToolPart"], Loop.GENERATE: ["TextPart"]}
