@@ -40,7 +40,17 @@ def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> li
 
 
 def _read_back_failure(outcome: Any) -> bool:
-    return isinstance(outcome, Failed) and "ToolInvocation must have a result: " in outcome.error
+    """M12/M13 failures after the processors (measured, docs/mastra-measurements.md §k): the
+    asset download before the model, the result-text read-back after it."""
+    return isinstance(outcome, Failed) and after_chain_failure(outcome.error)
+
+
+def after_chain_failure(error: str) -> bool:
+    return (
+        "ToolInvocation must have a result: " in error
+        or error == "DOWNLOAD_ASSETS_FAILED"
+        or error.startswith("Error: Failed to download asset: ")
+    )
 
 
 def _falsy(v: Any) -> bool:

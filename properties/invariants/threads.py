@@ -9,6 +9,7 @@ from guardspec.model.observation import Failed, Observation, Refused
 from guardspec.model.scenario import Scenario
 from guardspec.reference.finish import as_stored
 
+from .outcome import after_chain_failure
 from .scenario import _reasons
 
 
@@ -35,10 +36,10 @@ def refused_call_leaves_threads_intact(scenario: Scenario, obs: Observation, bef
 
 def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
     """Extra (G0, G1, M9): a call that fails (TypeError or a rejected generate/stream) saves
-    nothing, except when the failure comes after saving (M13: the result-text read-back,
-    measured, docs/mastra-measurements.md §k). Threads are compared as storage holds them
+    nothing, except when the failure comes after the processors, where the turn is saved (M12
+    asset download, M13 result-text read-back; measured, docs/mastra-measurements.md §k). Threads are compared as storage holds them
     (``finish.as_stored``: an image part is a file part)."""
-    if not isinstance(obs.outcome, Failed) or "ToolInvocation must have a result: " in obs.outcome.error:
+    if not isinstance(obs.outcome, Failed) or after_chain_failure(obs.outcome.error):
         return []
     before = as_stored(before)
     return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads if (before.get(t.id) or t).messages != t.messages]
