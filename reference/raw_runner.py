@@ -149,9 +149,14 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
             # the list's own untagged array, additions included: replacing the bucket by it
             # changes nothing
             sysm = lst.untagged
+        # ``replaceAllSystemMessages`` empties the bucket, then iterates its argument: a string
+        # iterates characters (none is a system message); null or another non-iterable throws
+        # with the bucket already emptied (measured, docs/mastra-measurements.md §k k15)
+        if isinstance(sysm, str):
+            return ml.replace_all_system(lst, ())
         if not isinstance(sysm, tuple):
             err = MastraError("TypeError", "systemMessages is not iterable")
-            err.partial = lst
+            err.partial = ml.replace_all_system(lst, ())
             raise err
         return ml.replace_all_system(lst, sysm)
     assert isinstance(value, RetPrimitive)

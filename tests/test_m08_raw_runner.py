@@ -139,3 +139,11 @@ def test_m8_memory_plus_input_message_returned_as_copy_comes_back_memory_only():
 def test_m8_memory_plus_input_message_returned_as_itself_stays_both():
     obs = run(_fold_scenario(Return(ArrayOf())), Mode.RAW)
     assert tool_parts(stored_message(obs, "a1"))[0].state.value == "result"
+
+
+def test_m8_object_with_null_system_messages_empties_the_bucket_then_fails():
+    """Measured (docs/mastra-measurements.md §k k15, seed 7001 case 709): ``replaceAllSystemMessages(null)``
+    empties the untagged bucket before ``for (… of null)`` throws."""
+    obs = raw(Processor("p1", end=Return(ObjectOf(messages=ArrayOf(base="received"), system_messages=None))))
+    assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
+    assert obs.list.untagged == ()
