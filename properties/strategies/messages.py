@@ -99,7 +99,7 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     """A system message: string or text-part content, provider options holding strings (read
     under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
     kind = draw(st.integers(0, 9 if swarm.weird_values else 6))
-    if swarm.weird_values and draw(st.booleans()):
+    if swarm.weird_values and (draw(st.booleans()) or swarm.odd_system):
         kind = draw(st.sampled_from([7, 8, 9]))
     text = draw(texts(swarm))
     if kind <= 3:
@@ -127,5 +127,8 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
 
 def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
     # besides values that are no entry: a stored-format system entry with neither content nor parts (M2, M8)
-    others = st.sampled_from([None, Message("s0", Role.SYSTEM, None, 5), 3, "note-33"]) if swarm.weird_values else st.nothing()
+    no_content = Message("s0", Role.SYSTEM, None, 5)
+    others = st.sampled_from([None, no_content, 3, "note-33"]) if swarm.weird_values else st.nothing()
+    if swarm.odd_system:  # the campaign's rare shapes, made often enough for its census (issue 10 point 3)
+        return st.one_of(messages(swarm), system_messages(swarm), st.just(no_content), others)
     return st.one_of(messages(swarm), messages(swarm), system_messages(swarm), others)

@@ -56,7 +56,7 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
     if kind == "remove":
         return (RemoveByIds(tuple(draw(st.lists(ids, min_size=1, max_size=2)))),)
     if kind == "add_system":
-        msg = draw(st.one_of(texts(swarm), system_messages(swarm)))
+        msg = draw(system_messages(swarm) if swarm.odd_system else st.one_of(texts(swarm), system_messages(swarm)))
         return (AddSystem(msg, draw(st.sampled_from([None, None, "tag-a"]))),)
     if kind == "replace_system":
         db = messages(swarm, roles=(Role.SYSTEM,))

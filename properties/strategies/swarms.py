@@ -61,6 +61,7 @@ class Swarm:
     identity_rate: int = 6  # one processor in this many is an identity processor (G7)
     carrier: bool = False  # always a remembered pending call and the caller's outcome for it (M3)
     return_weight: int = 5  # how much likelier a processor returns than ends otherwise
+    odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
 
 
 DEFAULT = Swarm()
@@ -215,7 +216,7 @@ def mixed_swarms(max_calls: int = 3) -> st.SearchStrategy[Swarm]:
     return st.one_of(*(swarms(evolve(b, max_calls=max_calls)) for b in (DEFAULT, MOVES, TAME, REMOVAL, SYSTEM)))
 
 
-ODD = Swarm(weird_values=True, min_processors=1, min_steps=1)
+ODD = Swarm(weird_values=True, min_processors=1, min_steps=1, odd_system=True)
 """Every feature with weird values always on (not re-drawn): the rare shapes (null or scalar
 provider options, system entries without content, odd content) a campaign's census must see."""
 
