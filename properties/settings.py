@@ -22,8 +22,8 @@ settings.register_profile("campaign", max_examples=20_000, **_common)
 
 # Budgets that are not Hypothesis settings: examples a mutant may take to die, state machine size.
 BUDGETS = {
-    "dev": {"mutant": 600, "machine_examples": 60, "steps": 8},
-    "ci": {"mutant": 600, "machine_examples": 40, "steps": 6},
+    "dev": {"mutant": 1_600, "machine_examples": 60, "steps": 8},
+    "ci": {"mutant": 1_600, "machine_examples": 40, "steps": 6},
     "campaign": {"mutant": 5_000, "machine_examples": 2_000, "steps": 20},
 }
 
