@@ -4,10 +4,12 @@ that no title is generated.
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from guardspec.model.agent import ThreadStore
+from guardspec.model.messages import FilePart, ImagePart, Message
 from guardspec.model.observation import Failed, Observation, Refused
 from guardspec.model.scenario import Scenario
-from guardspec.reference.finish import as_stored
 
 from .outcome import after_chain_failure
 from .scenario import _reasons
@@ -38,11 +40,23 @@ def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, befo
     """Extra (G0, G1, M9): a call that fails (TypeError or a rejected generate/stream) saves
     nothing, except when the failure comes after the processors, where the turn is saved (M12
     asset download, M13 result-text read-back; measured, docs/mastra-measurements.md §k). Threads are compared as storage holds them
-    (``finish.as_stored``: an image part is a file part)."""
+    (an image part is a file part: its own derivation of the measured storage format,
+    docs/mastra-measurements.md §k, not the reference's)."""
     if not isinstance(obs.outcome, Failed) or after_chain_failure(obs.outcome.error):
         return []
-    before = as_stored(before)
-    return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads if (before.get(t.id) or t).messages != t.messages]
+    def stored(messages: tuple) -> tuple:
+        return tuple(_as_file_parts(m) for m in messages)
+
+    return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads
+            if stored((before.get(t.id) or t).messages) != stored(t.messages)]
+
+
+def _as_file_parts(m: Message) -> Message:
+    """M13: storage holds no ``image`` part; an image part is kept as a file part with the same
+    data, media type and stamp (measured, docs/mastra-measurements.md §k)."""
+    if not m.parts or not any(isinstance(p, ImagePart) for p in m.parts):
+        return m
+    return evolve(m, parts=tuple(FilePart(p.data, p.media_type, p.created_at) if isinstance(p, ImagePart) else p for p in m.parts))
 
 
 def refused_call_generates_no_title(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
