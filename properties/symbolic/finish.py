@@ -65,6 +65,33 @@ def model_step(lst: ListS) -> Stepped:
     return Stepped(ls.with_slots(lst, tuple(out)), tuple(merged), L.not_(L.any_(merged)))
 
 
+def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
+    """M12 ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, §k): after
+    the reply is saved, each response message that was on the list before the model step is
+    added again as ``response``, merge on, in list order. Its parts are stamped (M2); an
+    assistant one merges (M4) into the latest message, the reply or the message the reply
+    merged into, which gains its tool part when it held none (measured on real Mastra: a
+    carrier moved under ``response``, then a stored assistant message the reply merged into,
+    ends holding the carrier's result part too). Only the carrier's id holds a tool part, so
+    at most one re-added message brings one. The durable loop re-adds nothing."""
+    N = len(before.slots)
+    out = []
+    for s in range(N):
+        cur = stepped.list.slots[s]
+        b = before.slots[s]
+        earlier = L.and_(b.present, b.resp)
+        tool = cur.c.tool
+        for r in range(N):
+            if r == s:
+                continue
+            o = before.slots[r]
+            brings = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.tool, Tool.NONE), L.eq(tool, Tool.NONE))
+            tool = L.ite(brings, o.c.tool, tool)
+        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, tool, L.or_(cur.c.stamped, earlier))
+        out.append(Slot(cur.present, cur.mem, cur.inp, cur.resp, cur.ctx, c, cur.obj))
+    return ls.with_slots(stepped.list, tuple(out))
+
+
 def stored_content(ch: Choices, s: int) -> Content:
     """What thread t1 holds for slot s before the call (M7 loads it as memory)."""
     carrier = L.eq(ch.kind[s], Kind.CARRIER)

@@ -178,7 +178,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # M12 the model step, M13 saving on success; G14 nothing saved, no title on refusal
     stepped = fin.model_step(mapped)
     refused_list = final
-    final = ls.ite_list(answered, stepped.list, final)
+    # after saving: generate and stream add the earlier response messages again (M12)
+    final = ls.ite_list(answered, ls.ite_list(durable, stepped.list, fin.readd_earlier_responses(mapped, stepped)), final)
     # durable finalisation saves the input and response the removal left (G13: none)
     refused_saves = L.and_(runs, L.not_(answered), durable)
     rows, reply_row = fin.save(ch, ls.ite_list(answered, stepped.list, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped)

@@ -108,7 +108,9 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
     outcome = L.ite(answered, ANSWERED, L.ite(trip, REFUSED, FAILED))
     by = L.ite(answered, BY_NONE, by)
     reason = L.ite(answered, R_NONE, reason)
-    final = ls.with_slots(saved_list, tuple(ls.ite_slot(durable, ls.drain(s), s) for s in saved_list.slots))
+    # after saving: generate and stream add the earlier response messages again (M12)
+    after = ls.ite_list(L.and_(answered, L.not_(durable)), fin.readd_earlier_responses(mapped, stepped), saved_list)
+    final = ls.with_slots(after, tuple(ls.ite_slot(durable, ls.drain(s), s) for s in after.slots))
     has_result = L.and_(L.not_(durable), L.or_(answered, trip))
     return Encoded(
         mode="raw",

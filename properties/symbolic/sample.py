@@ -9,7 +9,7 @@ from typing import Iterator
 from .scope import Choices, End, Kind, Op, Scope, assumptions
 
 
-def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] = (), aux: random.Random | None = None) -> tuple:
+def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] = ()) -> tuple:
     o = rng.choice(list(Op))
     if o is Op.MOVE and not present:
         o = Op.NOP
@@ -19,9 +19,7 @@ def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] =
         t = rng.randrange(sc.messages) if o in (Op.ADD, Op.REMOVE, Op.EDIT) else 0
     src = rng.randrange(4) if o in (Op.ADD, Op.MOVE) else 0
     mark = rng.random() < 0.4 if o in (Op.ADD, Op.ADD_SYSTEM, Op.EDIT, Op.EDIT_SYSTEM) else False
-    role = rng.random() < 0.5 if o is Op.ADD else False
-    if o is Op.ADD_SYSTEM and aux is not None:  # split over text parts (drawn apart, so that
-        role = aux.random() < 0.5  # the calls drawn before the split existed stay the same)
+    role = rng.random() < 0.5 if o in (Op.ADD, Op.ADD_SYSTEM) else False  # ADD_SYSTEM: split
     return int(o), t, src, mark, role
 
 
@@ -48,8 +46,7 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         slots.append(s)
     carrier = next((i for i, s in enumerate(slots) if s[0] == Kind.CARRIER), None)
     present = [i for i, s in enumerate(slots) if s[0] != Kind.ABSENT]
-    aux = random.Random(repr(rng.getstate()[1][:8]))
-    ops = [[_op(rng, sc, carrier, present, aux) for _ in range(sc.ops)] for _ in range(sc.processors)]
+    ops = [[_op(rng, sc, carrier, present) for _ in range(sc.ops)] for _ in range(sc.processors)]
     ends = [_end(rng, sc) for _ in range(sc.processors)]
     mapping_on = rng.random() < 0.5
     return Choices(
