@@ -30,18 +30,8 @@ from guardspec.model.messages import (
 )
 from guardspec.model.values import UNDEFINED, JsObject
 
-
-class MastraError(Exception):
-    """An error Mastra throws (its MastraError id, or the JS error name).
-
-    ``partial`` is the list as Mastra leaves it when the throw comes part-way through an
-    operation that had already changed it (``add`` of several messages is not atomic,
-    docs/mastra-measurements.md §j)."""
-
-    def __init__(self, code: str, detail: str = ""):
-        super().__init__(f"{code}: {detail}" if detail else code)
-        self.code = code
-        self.partial: MessageList | None = None
+from .errors import MastraError
+from .jsvalues import join_texts, read
 
 
 @frozen
@@ -258,6 +248,49 @@ def system_text(content: Any) -> Any:
     return UNDEFINED
 
 
+# the part types ``AIV5Adapter.fromModelMessage`` converts (any other part is left out)
+_AIV5_KINDS = {TextPart: "text", ReasoningPart: "reasoning", FilePart: "file", ImagePart: "image"}
+_AIV5_TYPES = frozenset({"text", "reasoning", "file", "image", "tool-call", "tool-result"})
+
+
+def _aiv5_part(p: Any) -> tuple[str, Any] | None:
+    """A content element as ``fromModelMessage`` converts it: ``(type, text)`` for a text
+    part (its ``text`` read, getters included), ``(type, None)`` for another converted part,
+    None for what it leaves out (non-objects, other types; the model's tool parts are
+    ``tool-invocation``)."""
+    if type(p) in _AIV5_KINDS:
+        kind = _AIV5_KINDS[type(p)]
+        return (kind, read(p.text)) if kind == "text" else (kind, None)
+    if isinstance(p, JsObject):
+        kind = read(p.get("type"))
+        if kind == "text":
+            return kind, read(p.get("text"))
+        if kind in ("file", "image") and not (p.has("data") or p.has("image") or isinstance(read(p.get("url")), str)):
+            raise MastraError("MASTRA_AIV5_DATA_PART_INVALID")
+        return (kind, None) if kind in _AIV5_TYPES else None
+    return None
+
+
+def _aiv5_system_text(content: Any) -> str:
+    """M6 ``addSystem`` of a system message without ``experimental_providerMetadata`` (AI SDK
+    v5 path: ``AIV5Adapter.fromModelMessage`` then ``systemToV4Core``, measured:
+    docs/mastra-measurements.md §k k16): string content is one text part, array content its
+    non-null object elements, anything else nothing; empty text parts are dropped unless
+    every converted part is one; the stored text is the text parts' texts joined by newlines
+    with ``Array.join`` (a getter is read, null/undefined give ``""``, other values
+    ``String(v)``: ``{}`` gives ``"[object Object]"``, a symbol throws). ``""`` means no
+    content (``INVALID_SYSTEM_MESSAGE_FORMAT``)."""
+    if isinstance(content, str):
+        converted = [("text", content)]
+    elif isinstance(content, tuple):
+        converted = [c for c in (_aiv5_part(p) for p in content) if c is not None]
+    else:
+        return ""
+    if any(not (kind == "text" and text == "") for kind, text in converted):
+        converted = [(kind, text) for kind, text in converted if not (kind == "text" and text == "")]
+    return join_texts((text for kind, text in converted if kind == "text"), "\n")
+
+
 def _as_system(entry: Any) -> SystemMessage:
     """M6 / docs/mastra-measurements.md §e: what ``addSystem`` stores. A string is kept. A
     system message without an ``experimental_providerMetadata`` key is converted (AI SDK v5
@@ -273,8 +306,8 @@ anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
             if not isinstance(entry.content, (str, tuple)):
                 raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
             return entry
-        text = system_text(entry.content)
-        if text is UNDEFINED:
+        text = _aiv5_system_text(entry.content)
+        if not text:
             raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
         return SystemMessage(text, UNDEFINED, entry.provider_options, ref=entry.ref)
     # A DB-shaped system message is read through ``AIV4Adapter.systemToV4Core``, which needs
@@ -288,14 +321,15 @@ def _system_key(m: SystemMessage) -> Any:
     content string; for array content, part types plus text lengths. Content that is neither
     (a kept stored-format message's ``{format: 2, parts}``, no content, any other value) is not
     iterable: the key throws ``TypeError: content is not iterable`` (§g; measured for a
-    stored-format entry, docs/mastra-measurements.md §k)."""
+    stored-format entry, docs/mastra-measurements.md §k). A text read through a getter is the
+    getter's value (k16)."""
     if m.stored or not isinstance(m.content, (str, tuple)):
         raise MastraError("TypeError", "content is not iterable")
     if isinstance(m.content, str):
         return m.content
     if isinstance(m.content, tuple):
         return tuple(
-            ("text", len(p.text)) if isinstance(p, TextPart) and isinstance(p.text, str) else (type(p).__name__,)
+            ("text", len(read(p.text))) if isinstance(p, TextPart) and isinstance(read(p.text), str) else (type(p).__name__,)
             for p in m.content
         )
     return ("other", repr(m.content))

@@ -13,6 +13,7 @@ from guardspec.model.observation import PromptEntry
 
 from . import messagelist as ml
 from .messagelist import MessageList, StepStartPart
+from .jsvalues import join_texts, read
 from .reading import cached_output
 from guardspec.model.values import UNDEFINED, JsObject, obj
 
@@ -101,7 +102,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     """M12 a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
     measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
     content as it is; array content becomes the concatenation (no separator) of its text
-    parts, other part kinds ignored, and an entry without text parts is not sent; any other
+    parts (a getter's value, k17; null and undefined as ``""``), other part kinds ignored, and an entry without text parts is not sent; any other
     content (a kept stored-format message, no content, another value) is not sent.
     ``providerOptions`` are the message's own when not null, else its
     ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
@@ -116,7 +117,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
         parts = tuple(p for p in c if isinstance(p, TextPart))
         if not parts:
             return None
-        text = "".join(p.text if isinstance(p.text, str) else str(p.text) for p in parts)
+        text = join_texts((read(p.text) for p in parts), "")
     else:
         return None
     options: Any = UNDEFINED

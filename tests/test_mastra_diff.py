@@ -52,8 +52,6 @@ def test_the_op_sequences_census_has_no_zero(ci_run) -> None:
 
 
 @needs_mastra
-@pytest.mark.xfail(strict=True, reason="issue 10 point 1 (helper m10-model): the model still disagrees with real Mastra on "
-                   "the diff generators' raw scenarios (42 of 300 at seed 0 before the fixes); remove when they agree")
 def test_raw_scenarios_agree(ci_run) -> None:
     raw = ci_run.raw
     assert raw.cases >= 300

@@ -36,6 +36,10 @@ export function newValueContext() {
   };
 }
 
+// What each getter this adapter made stands for, so that a getter still in place after the call
+// is reported as the model writes it ({$getter, value} or {$getter, throws}), without calling it.
+const GETTERS = new WeakMap();
+
 function defineProps(target, props, ctx) {
   for (const [k, pv] of Object.entries(props ?? {})) {
     if (isObj(pv) && '$getter' in pv) {
@@ -45,7 +49,10 @@ function defineProps(target, props, ctx) {
       // a getter by identity: one function per name per run
       const key = `${name}`;
       if (!ctx.getters.has(key)) {
-        ctx.getters.set(key, throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; });
+        const get = throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; };
+        Object.defineProperty(get, 'name', { value: name });
+        GETTERS.set(get, throws ? { $getter: name, throws: true } : { $getter: name, value: 'value' in pv ? pv.value : { $undefined: true } });
+        ctx.getters.set(key, get);
       }
       Object.defineProperty(target, k, { get: ctx.getters.get(key), enumerable: true, configurable: true });
     } else {
@@ -90,7 +97,7 @@ export function encodeValue(v, seen = new Set()) {
     const props = {};
     for (const k of Object.keys(v)) {
       const d = Object.getOwnPropertyDescriptor(v, k);
-      if (d.get || d.set) props[k] = { $getter: d.get?.name || 'get' };
+      if (d.get || d.set) props[k] = GETTERS.get(d.get) ?? { $getter: d.get?.name || 'get' };
       else props[k] = encodeValue(d.value, seen);
     }
     const proto = Object.getPrototypeOf(v);
@@ -102,6 +109,13 @@ export function encodeValue(v, seen = new Set()) {
   } finally {
     seen.delete(v);
   }
+}
+
+/** An own property as codec JSON: a getter is reported as a getter, never called. */
+function encodeOwn(o, k) {
+  const d = Object.getOwnPropertyDescriptor(o, k);
+  if (d && (d.get || d.set)) return GETTERS.get(d.get) ?? { $getter: d.get?.name || 'get' };
+  return encodeValue(o[k]);
 }
 
 /** A copy that keeps functions, symbols, getters' identity and class instances (unlike structuredClone). */
@@ -181,7 +195,8 @@ export function systemToMastra(s, ctx) {
     const c = s.content;
     if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && !('$class' in x))) {
       out.content = c.map(x => {
-        const part = { type: 'text', text: decodeValue(x.text, ctx) };
+        // the part object as given: a getter on its text stays a getter (docs/mastra-measurements.md §k)
+        const part = defineProps({ type: 'text' }, { text: x.text }, ctx);
         setIf(part, 'providerOptions', x.providerOptions, ctx);
         return part;
       });
@@ -277,7 +292,7 @@ export function systemFromMastra(s) {
     const c = s.content;
     if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && Object.getPrototypeOf(x) === Object.prototype)) {
       out.content = c.map(x => {
-        const part = { type: 'text', text: encodeValue(x.text) };
+        const part = { type: 'text', text: encodeOwn(x, 'text') };
         putIf(part, 'providerOptions', x.providerOptions);
         if (x.createdAt != null) part.createdAt = ms(x.createdAt);
         return part;

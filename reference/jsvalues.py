@@ -1,0 +1,77 @@
+"""JavaScript conversions Mastra applies to the values a processor puts into messages: a
+property read through a getter, and ``String(v)`` / ``Array.prototype.join`` (measured on real
+Mastra: docs/mastra-measurements.md §k, probe ``k-system-text-values``)."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any, Iterable
+
+from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsFunction, JsObject, JsSymbol
+
+from .errors import MastraError
+
+# The source text of a function the protocol's `$function` stands for (adapters/mastra/lib/convert.mjs
+# makes each one as `function () { return undefined; }`, docs/protocol.md "Representation").
+FUNCTION_SOURCE = "function () { return undefined; }"
+
+
+def read(v: Any) -> Any:
+    """A property read: an accessor yields its getter's value, or throws the getter's error
+    (``Error: getter <name> throws``)."""
+    if isinstance(v, Accessor):
+        if v.throws:
+            raise MastraError("Error", f"getter {v.name} throws")
+        return v.value
+    return v
+
+
+def _number(x: float) -> str:
+    """``Number.prototype.toString()`` for the numbers a scenario can hold."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == int(x) and abs(x) < 1e21:
+        return str(int(x))
+    text = repr(x)
+    if "e" in text and 1e-6 <= abs(x) < 1e-4:  # JS writes these positionally, Python does not
+        return format(Decimal(text), "f")
+    if "e" in text:
+        mant, exp = text.split("e")
+        sign = "-" if exp.startswith("-") else "+"
+        text = f"{mant}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
+    return text
+
+
+def to_string(v: Any) -> str:
+    """``String(v)``: null and undefined by name, objects as ``[object Object]``, arrays
+    joined by commas; a symbol throws ``TypeError: Cannot convert a Symbol value to a string``."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "null"
+    if v is UNDEFINED:
+        return "undefined"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return _number(float(v)) if isinstance(v, float) else str(v)
+    if isinstance(v, BigInt):
+        return str(v.value)
+    if isinstance(v, tuple):
+        return join_texts(v, ",")
+    if isinstance(v, JsObject):
+        return "[object Object]"
+    if isinstance(v, JsFunction):
+        return FUNCTION_SOURCE
+    if isinstance(v, JsSymbol):
+        raise MastraError("TypeError", "Cannot convert a Symbol value to a string")
+    raise TypeError(f"not a guardspec value: {v!r}")
+
+
+def join_texts(values: Iterable[Any], sep: str) -> str:
+    """``Array.prototype.join(sep)``: null and undefined elements give ``""``, any other value
+    its ``String(v)``."""
+    return sep.join("" if v is None or v is UNDEFINED else to_string(v) for v in values)
