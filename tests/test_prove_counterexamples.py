@@ -46,13 +46,13 @@ def _mutants() -> list[str]:
 
 def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     """A mutant the encoding cannot express is named in OUT_OF_SCOPE with its reason, one no
-    claim tells from the guard in SURVIVORS. Left out: history_input_read_unmapped (the encoded
-    stored history holds no tool part) and the two audit-shape mutants (the encoding counts
-    events, it does not encode their reason or actor); the scope has a throwing mapping (G11) and a
+    claim tells from the guard in SURVIVORS. Left out: the two audit-shape mutants (the encoding
+    counts events, it does not encode their reason or actor); the scope has stored results re-added
+    under input and mapped (history_input_read_unmapped), a throwing mapping (G11) and a
     throwing evaluator (G12), split system content (system_parts_read_apart), MOVE reaches
     context messages (refusal_keeps_responses) and the G7 identity claim sees what a processor
     receives (processors_receive_input_only). Every other mutant has a switch."""
-    assert set(OUT_OF_SCOPE) == {"history_input_read_unmapped", "allowed_events_give_a_reason", "unreadable_actor_audited"}
+    assert set(OUT_OF_SCOPE) == {"allowed_events_give_a_reason", "unreadable_actor_audited"}
     assert all(OUT_OF_SCOPE.values())
     assert SURVIVORS == {}
     assert set(_mutants()) - set(OUT_OF_SCOPE) <= set(MUTANT_SWITCHES)

@@ -15,7 +15,7 @@ from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode
 from guardspec.properties.symbolic.sample import random_choices
-from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, Src, Tool
+from guardspec.properties.symbolic.scope import assumptions, Choices, End, Kind, LoopC, Op, Scope, Src, Tool
 
 SCOPE = Scope(5, 3, 3, call_context=False)
 
@@ -59,7 +59,7 @@ def _shaped(ch: Choices, rng: random.Random) -> Choices:
         )
 
     kinds = tuple(Kind.CARRIER if s == 3 else Kind.STORED if s == 4 else (k if k != Kind.CARRIER else Kind.STORED) for s, k in enumerate(ch.kind))
-    assistant = tuple(True if s in (3, 4) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
+    assistant = tuple(True if s in (3, 4) or kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
     ends = ((int(End.UNDEFINED),) * SCOPE.processors, (0,) * SCOPE.processors, (False,) * SCOPE.processors)
     return evolve(
@@ -76,6 +76,7 @@ def test_encoding_agrees_on_earlier_responses_added_again(mode):
     checked = merged = 0
     for _ in range(150):
         ch = _shaped(random_choices(SCOPE, rng), rng)
+        assert all(assumptions(ch))
         e = encode(ch, mode)
         if not e.in_scope:
             continue

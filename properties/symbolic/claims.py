@@ -56,19 +56,27 @@ def i3(e: Encoded) -> Any:
     ok = []
     for s, slot in enumerate(e.final.slots):
         k = ch.kind[s]
-        unchanged = L.and_(L.eq(k, Kind.STORED), ls.same_content(slot.c, fin.stored_content(ch, s)))
+        unchanged = L.and_(fin.is_history(ch, s), ls.same_content(slot.c, fin.stored_content(ch, s)))
         allowed = L.or_(unchanged, L.eq(k, Kind.CONTEXT))
         ok.append(L.implies(L.or_(e.result_msgs[s], e.result_mem[s]), allowed))
     return L.implies(L.and_(refused(e), e.has_result), L.and_(L.all_(ok), L.not_(e.result_reply)))
 
 
 def known_text(e: Encoded, s: int, c: Any) -> Any:
-    """A text part identical to one stored before the call (same id, role, text, no stamp)."""
+    """A text part the model receives as one stored before the call would be sent (same id,
+    role and text). An M2 stamp is not part of what the model receives, so a stamped copy of
+    stored text is known too, as properties/invariants/prompt.py keys it (by rendering)."""
     ch = e.choices
     return L.or_(
         L.eq(c.label, -1),
-        L.and_(fin.is_stored(ch, s), L.eq(c.label, s), L.eq(c.assistant, ch.assistant[s]), L.not_(c.stamped)),
+        L.and_(fin.is_stored(ch, s), L.eq(c.label, s), L.eq(c.assistant, ch.assistant[s])),
     )
+
+
+def known_tool(e: Encoded, s: int, c: Any) -> Any:
+    """A tool part the model receives as stored before the call under that id and role: a
+    stored result sent unmapped (the same args and result text)."""
+    return L.and_(L.eq(e.choices.kind[s], Kind.RESULT), L.eq(c.tool, Tool.RESULT), c.assistant)
 
 
 def prompt_known_or_read(e: Encoded) -> Any:
@@ -78,7 +86,8 @@ def prompt_known_or_read(e: Encoded) -> Any:
     out = []
     for s, slot in enumerate(e.prompt.slots):
         text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
-        out.append(L.implies(slot.present, L.and_(text_ok, tool_read(e, slot.c.tool))))
+        tool_ok = L.or_(known_tool(e, s, slot.c), tool_read(e, slot.c.tool))
+        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok)))
     sc = e.choices.scope
     for k in range(sc.processors):
         for j in range(sc.ops):
@@ -94,7 +103,7 @@ def additions_read(e: Encoded) -> Any:
     for k, (done, stage) in enumerate(zip(e.completed, e.stages)):
         for s, slot in enumerate(stage.slots):
             b = e.base.slots[s]
-            seen_text = L.and_(b.present, L.eq(b.c.label, slot.c.label), L.eq(b.c.assistant, slot.c.assistant), L.eq(b.c.stamped, slot.c.stamped))
+            seen_text = L.and_(b.present, L.eq(b.c.label, slot.c.label), L.eq(b.c.assistant, slot.c.assistant))
             seen_tool = L.and_(b.present, L.eq(b.c.tool, slot.c.tool), L.eq(b.c.assistant, slot.c.assistant))
             later = L.and_(L.eq(slot.c.tool, Tool.RESULT), ch.mapping_on)
             entry = L.and_(done, slot.present, L.not_(ls.only_input(slot)))

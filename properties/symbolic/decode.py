@@ -47,8 +47,14 @@ def _pending() -> ToolPart:
     return ToolPart(CALL_ID, TOOL, ToolState.CALL, args=obj(q=1))
 
 
-def _outcome(marked: bool) -> ToolPart:
-    return ToolPart(CALL_ID, TOOL, ToolState.RESULT, args=obj(q=1), result=result_text(marked))
+def _outcome(marked: bool, call_id: str = CALL_ID) -> ToolPart:
+    return ToolPart(call_id, TOOL, ToolState.RESULT, args=obj(q=1), result=result_text(marked))
+
+
+def _stored_result(s: int, marked: bool, res_mark: bool) -> Message:
+    """A stored result: an assistant message of an earlier call, its text and the result of
+    its own call of the client tool (``old<s>``: no two messages share a call)."""
+    return Message(mid(s), Role.ASSISTANT, (TextPart(label_text(s, marked)), _outcome(res_mark, f"old{s}")), created(s), THREAD, RESOURCE)
 
 
 def processor(ch: Choices, k: int) -> Processor:
@@ -83,6 +89,8 @@ def processor(ch: Choices, k: int) -> Processor:
             text = TextPart(label_text(t, ch.mark[t]))
             if kt is Kind.CARRIER:
                 copy = Message(mid(t), Role.ASSISTANT, (text, _outcome(ch.res_mark)), created(t), THREAD, RESOURCE)
+            elif kt is Kind.RESULT:
+                copy = _stored_result(t, ch.mark[t], ch.res_mark)
             elif kt is Kind.STORED:
                 copy = Message(mid(t), _role(ch.assistant[t]), (text,), created(t), THREAD, RESOURCE)
             else:
@@ -113,6 +121,8 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
         role = _role(ch.assistant[s])
         if k is Kind.STORED:
             stored.append(Message(mid(s), role, (text,), created(s), THREAD, RESOURCE))
+        elif k is Kind.RESULT:
+            stored.append(_stored_result(s, ch.mark[s], ch.res_mark))
         elif k is Kind.CARRIER:
             stored.append(Message(mid(s), Role.ASSISTANT, (text, _pending()), created(s), THREAD, RESOURCE))
             caller.insert(0, Message(mid(s), Role.ASSISTANT, (_outcome(ch.res_mark),), created(s)))

@@ -80,17 +80,18 @@ def loaded(ch: Choices, lst: ListS) -> ListS:
     the user messages after the last assistant message (by createdAt: the carrier, if any) and
     the carrier's advancing outcome; then stored history is added as memory; M3 folds the
     carrier's stored copy onto its caller copy, which is then memory+input and holds the stored
-    text with the caller's result."""
+    text with the caller's result. A stored result is memory, its result part unmapped."""
     slots = []
     N = ch.scope.messages
     for s in range(N):
         k = ch.kind[s]
         later_carrier = L.any_(L.eq(ch.kind[t], Kind.CARRIER) for t in range(s + 1, N))
         filtered = L.and_(L.eq(k, Kind.INPUT), later_carrier)
-        stored = Slot(True, True, False, False, False, Content(s, ch.mark[s], ch.assistant[s], Tool.NONE, False), s)
+        tool = L.ite(L.eq(k, Kind.RESULT), Tool.RESULT, Tool.NONE)
+        stored = Slot(True, True, False, False, False, Content(s, ch.mark[s], ch.assistant[s], tool, False), s)
         carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, Tool.RESULT, False), s)
         kept = ls.ite_slot(filtered, ABSENT, lst.slots[s])
-        slots.append(ls.ite_slot(L.eq(k, Kind.STORED), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
+        slots.append(ls.ite_slot(L.one_of(k, (Kind.STORED, Kind.RESULT)), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
     return ListS(tuple(slots), lst.systems)
 
 

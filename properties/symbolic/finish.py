@@ -72,8 +72,9 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
     assistant one merges (M4) into the latest message, the reply or the message the reply
     merged into, which gains its tool part when it held none (measured on real Mastra: a
     carrier moved under ``response``, then a stored assistant message the reply merged into,
-    ends holding the carrier's result part too). Only the carrier's id holds a tool part, so
-    at most one re-added message brings one. The durable loop re-adds nothing."""
+    ends holding the carrier's result part too). Every tool part has its own call id, so a
+    merge appends it: the target's first tool part is its own, else the first one brought.
+    The durable loop re-adds nothing."""
     N = len(before.slots)
     out = []
     for s in range(N):
@@ -95,11 +96,17 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
 def stored_content(ch: Choices, s: int) -> Content:
     """What thread t1 holds for slot s before the call (M7 loads it as memory)."""
     carrier = L.eq(ch.kind[s], Kind.CARRIER)
-    return Content(s, ch.mark[s], ch.assistant[s], L.ite(carrier, Tool.CALL, Tool.NONE), False)
+    result = L.eq(ch.kind[s], Kind.RESULT)
+    return Content(s, ch.mark[s], ch.assistant[s], L.ite(carrier, Tool.CALL, L.ite(result, Tool.RESULT, Tool.NONE)), False)
 
 
 def is_stored(ch: Choices, s: int) -> Any:
-    return L.one_of(ch.kind[s], (Kind.STORED, Kind.CARRIER))
+    return L.one_of(ch.kind[s], (Kind.STORED, Kind.CARRIER, Kind.RESULT))
+
+
+def is_history(ch: Choices, s: int) -> Any:
+    """Stored history that is not the carrier (a text message, or a stored result)."""
+    return L.one_of(ch.kind[s], (Kind.STORED, Kind.RESULT))
 
 
 @frozen

@@ -142,7 +142,10 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     map_fail = False if sw.g11_lenient else L.and_(runs, alive, fin.mapping_throws(ch, lst, sw.g11_remap_moved))
     mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved)
     items_read: list[ReadItem] = []
+    # the mutant reads a history id that stands under input alone as it was before mapping
+    unmapped = [L.and_(sw.g10_history_input_unmapped, ls.only_input(mapped.slots[s]), fin.is_stored(ch, s)) for s in range(N)]
     for s, slot in enumerate(mapped.slots):
+        slot = ls.ite_slot(unmapped[s], lst.slots[s], slot)
         caller = L.and_(slot.present, slot.inp, L.not_(slot.mem))
         both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED)))
         # beyond SPEC (reference/guard/readset.py): every message still identical to a context
@@ -153,7 +156,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         items_read.append(ReadItem(both, -2, False, slot.c.tool))
         items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool))
     for active, moved, a, s in rec_slots:
-        f = mapped.slots[s]
+        f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
         whole = L.and_(f.present, L.or_(L.and_(f.inp, L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
         already = L.and_(L.not_(moved), whole, ls.same_content(f.c, a.c))
         if sw.g10_skip_history_rewrite:

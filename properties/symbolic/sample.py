@@ -34,7 +34,7 @@ def _slot(rng: random.Random, carrier_taken: bool, context: bool) -> tuple:
     k = rng.choice(kinds)
     if k is Kind.ABSENT:
         return int(k), False, False
-    assistant = True if k is Kind.CARRIER else (False if k in (Kind.INPUT, Kind.CONTEXT) else rng.random() < 0.5)
+    assistant = True if k in (Kind.CARRIER, Kind.RESULT) else (False if k in (Kind.INPUT, Kind.CONTEXT) else rng.random() < 0.5)
     return int(k), assistant, rng.random() < 0.3
 
 
@@ -55,7 +55,7 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         rng.random() < 0.85,
         rng.random() < 0.2,
         mapping_on,
-        taken and rng.random() < 0.4,
+        any(s[0] in (Kind.CARRIER, Kind.RESULT) for s in slots) and rng.random() < 0.4,
         tuple(s[0] for s in slots),
         tuple(s[1] for s in slots),
         tuple(s[2] for s in slots),
@@ -72,7 +72,7 @@ def _slot_values(sc: Scope) -> list[tuple]:
     out = [(int(Kind.ABSENT), False, False)]
     out += [(int(Kind.STORED), a, m) for a in (False, True) for m in (False, True)]
     out += [(int(k), False, m) for k in (Kind.INPUT, Kind.CONTEXT) for m in (False, True) if sc.call_context or k is not Kind.CONTEXT]
-    out += [(int(Kind.CARRIER), True, m) for m in (False, True)]
+    out += [(int(k), True, m) for k in (Kind.CARRIER, Kind.RESULT) for m in (False, True)]
     return out
 
 
@@ -103,7 +103,8 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
         carriers = sum(s[0] == Kind.CARRIER for s in slots)
         if carriers > 1:
             continue
-        for res_mark in (False, True) if carriers else (False,):
+        results = carriers or any(s[0] == Kind.RESULT for s in slots)
+        for res_mark in (False, True) if results else (False,):
             for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
                 for ends in itertools.product(_end_values(sc), repeat=sc.processors):
                     for loop, rbac, title, (mapping, throws), evaluator in itertools.product(
@@ -127,5 +128,5 @@ def count_choices(sc: Scope) -> int:
     for slots in itertools.product(vals, repeat=sc.messages):
         c = sum(s[0] == Kind.CARRIER for s in slots)
         if c <= 1:
-            n_slots += 2 if c else 1
+            n_slots += 2 if c or any(s[0] == Kind.RESULT for s in slots) else 1
     return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 72

@@ -4,7 +4,10 @@ A call has ``messages`` message slots; slot ``s`` is the message with id ``m<s>`
 starts as one *kind*: absent, stored history (``memory`` once loaded), caller input, a
 remembered assistant message carrying the caller's client tool outcome (a *carrier*: stored
 with a pending call of client tool ``loc``, sent back by the caller with its result, so it is
-memory+input after M3), or a context message. Every text is a *label*, marked when it holds
+memory+input after M3), a context message, or a *stored result*: stored history holding the
+result of an earlier call of ``loc`` (call ``old<s>``; its result text is the caller outcome's,
+so that a text read is one text whichever part sent it), which M11 maps once a processor
+re-adds it under ``input``. Every text is a *label*, marked when it holds
 the policy's deny marker. Each of ``processors`` application processors runs ``ops`` steps
 then one ending, all drawn from a subset of the processor language (model/processors.py):
 
@@ -52,6 +55,7 @@ class Kind(IntEnum):
     INPUT = 2
     CARRIER = 3
     CONTEXT = 4
+    RESULT = 5  # stored history: an assistant message holding a client tool result of an earlier call
 
 
 class Op(IntEnum):
@@ -212,19 +216,20 @@ def assumptions(ch: Choices) -> list:
     out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on)]
     for s in range(N):
         k = ch.kind[s]
-        out.append(L.and_(k >= 0, k <= 4))
+        out.append(L.and_(k >= 0, k <= 5))
         if not sc.call_context:
             out.append(L.ne(k, Kind.CONTEXT))
         # caller input and context: user messages (an assistant context message would take the
         # carrier's caller copy into an M4 merge at preparation: outside this encoding)
         out.append(L.implies(L.one_of(k, (Kind.INPUT, Kind.CONTEXT)), L.not_(ch.assistant[s])))
-        out.append(L.implies(L.eq(k, Kind.CARRIER), ch.assistant[s]))
+        out.append(L.implies(L.one_of(k, (Kind.CARRIER, Kind.RESULT)), ch.assistant[s]))
         out.append(L.implies(L.eq(k, Kind.ABSENT), L.and_(L.not_(ch.assistant[s]), L.not_(ch.mark[s]))))
     # at most one carrier
     for a in range(N):
         for b in range(a + 1, N):
             out.append(L.not_(L.and_(L.eq(ch.kind[a], Kind.CARRIER), L.eq(ch.kind[b], Kind.CARRIER))))
-    out.append(L.implies(L.not_(L.any_(L.eq(ch.kind[s], Kind.CARRIER) for s in range(N))), L.not_(ch.res_mark)))
+    # the result text (marked or not) is the caller's outcome's and the stored result's
+    out.append(L.implies(L.not_(L.any_(L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT)) for s in range(N))), L.not_(ch.res_mark)))
     for k in range(K):
         for j in range(J):
             o = ch.op[k][j]

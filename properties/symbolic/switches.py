@@ -33,6 +33,7 @@ class Switches:
     g11_lenient: bool = False
     g12_skip_errors: bool = False
     g12_split_apart: bool = False
+    g10_history_input_unmapped: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -59,14 +60,11 @@ MUTANT_SWITCHES: dict[str, str] = {
     "mapping_error_ignored": "g11_lenient",
     "policy_errors_ignored": "g12_skip_errors",
     "system_parts_read_apart": "g12_split_apart",
+    "history_input_read_unmapped": "g10_history_input_unmapped",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why
 OUT_OF_SCOPE: dict[str, str] = {
-    "history_input_read_unmapped": (
-        "the encoded stored history holds text parts only (a tool part is encoded on the carrier alone), "
-        "so no stored tool result can be re-added under input and mapped; the properties kill it (REREAD swarm)"
-    ),
     "allowed_events_give_a_reason": "the encoding counts audit events per action; their reasons are not encoded (G15 audit_is_hygienic kills it)",
     "unreadable_actor_audited": "the encoding has one actor, allowed or not, and does not encode the audit's actor (G15 audit_is_hygienic kills it)",
 }
