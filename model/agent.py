@@ -73,6 +73,9 @@ class Agent:
     instructions: str = "You are a guarded agent."
     allowed_roles: tuple[str, ...] = ("operator",)  # Breakwater's roles: admin builder operator reviewer viewer
     allowed_principal_kinds: tuple[str, ...] = ("human",)
+    # Breakwater's input-assets gate: the http(s) origins a user file URL may name; none by
+    # default (docs/breakwater-measurements.md §4)
+    allowed_input_asset_origins: tuple[str, ...] = ()
     policies: tuple[Policy, ...] = ()
     processors: tuple[Processor, ...] = ()
     client_tools: tuple[ClientTool, ...] = ()

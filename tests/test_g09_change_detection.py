@@ -69,7 +69,10 @@ def test_g9_history_edited_in_place_is_an_addition():
 def test_g9_accessors_and_functions_in_unchanged_entries_are_never_called():
     meta = obj(g=Accessor("g", throws=True), f=JsFunction("f"))
     obs = _run(Processor("p"), threads=stored(Message("h1", Role.USER, (TextPart("old"),), 10, metadata=meta)))
-    assert isinstance(obs.outcome, Answered)
+    # no processor failure (nothing was called or cloned for G8); the input-assets gate then
+    # converts the whole list for the prompt and refuses it (docs/breakwater-measurements.md §4)
+    assert obs.outcome == Refused("input message content is not classified", "breakwater-input-assets")
+    assert "agent.input.processor" not in [e.action for e in obs.audit]
 
 
 def _moved(policies):

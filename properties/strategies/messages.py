@@ -21,7 +21,7 @@ from guardspec.model.messages import (
 )
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
 
-from .swarms import DEFAULT, Swarm, TOOLS
+from .swarms import ASSET_URLS, DEFAULT, Swarm, TOOLS
 from .values import data_values, js_values, notes, texts
 
 
@@ -54,17 +54,18 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
 
 def parts(draw, swarm: Swarm = DEFAULT):
     """A part of any kind (text with or without providerOptions, file, image, reasoning, tool)."""
-    kind = draw(st.sampled_from(["text", "text", "text", "file", "image", "reasoning", "tool"]))
+    kind = draw(st.sampled_from(["text", "text", "text", "file", "image", "reasoning", "tool"] + ["file", "image"] * 2 * swarm.asset_urls))
     if kind == "text":
         opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, UNDEFINED, "opts"]))
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
         # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
         given = {"opts": lambda: obj(note=draw(texts(swarm))), "null": lambda: None, "scalar": lambda: draw(st.sampled_from([3, "note-7"]))}
         return TextPart(text, given[opts]() if opts in given else UNDEFINED)
+    url = swarm.asset_urls and draw(st.booleans())  # data naming a URL (the input-assets gate)
     if kind == "file":
-        return FilePart(draw(st.one_of(texts(swarm), data_values(swarm))), "text/plain")
+        return FilePart(draw(st.sampled_from(ASSET_URLS) if url else st.one_of(texts(swarm), data_values(swarm))), "text/plain")
     if kind == "image":
-        return ImagePart(draw(notes), "image/png")
+        return ImagePart(draw(st.sampled_from(ASSET_URLS) if url else notes), "image/png")
     if kind == "reasoning":
         return ReasoningPart(draw(texts(swarm)))
     return draw(tool_parts(swarm))

@@ -21,7 +21,7 @@ from guardspec.model.agent import (
 from guardspec.model.scenario import Call, Scenario
 
 from .processors import processors
-from .swarms import ACTOR, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, Swarm, THREAD, TOOLS, swarms
+from .swarms import ACTOR, ASSET_ORIGIN, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, Swarm, THREAD, TOOLS, swarms
 from .threads import Fixture, caller_inputs, fixtures, user
 from .values import texts
 
@@ -38,7 +38,8 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
     n = draw(st.integers(swarm.min_processors, swarm.max_processors))
     procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
     mem = Memory(generate_title=swarm.titles) if memory else None
-    return Agent(policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem)
+    origins = draw(st.sampled_from([(), (ASSET_ORIGIN,), ("http://localhost:3000", ASSET_ORIGIN + "/")])) if swarm.asset_urls else ()
+    return Agent(policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem, allowed_input_asset_origins=origins)
 
 
 def actors(swarm: Swarm) -> st.SearchStrategy:

@@ -62,6 +62,7 @@ class Swarm:
     carrier: bool = False  # always a remembered pending call and the caller's outcome for it (M3)
     return_weight: int = 5  # how much likelier a processor returns than ends otherwise
     odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
+    asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
 
 
 DEFAULT = Swarm()
@@ -200,6 +201,22 @@ REREAD = Swarm(
 """Answered calls whose processors re-add a stored tool result under ``input``, which M11 then
 maps: the mapped output the model receives must be what the policies read (I4; issue 11's
 second hole; the SYSTEM swarm reaches the first, system messages of several text parts)."""
+
+ASSETS = Swarm(asset_urls=True, context=True)
+"""File and image parts whose data names a URL (allowed and denied origins, credentials, other
+schemes, a URL inside a data URI), on agents with and without ``allowedInputAssetOrigins``:
+Breakwater's input-assets gate (docs/breakwater-measurements.md §4)."""
+
+ASSET_ORIGIN = "https://assets.example"
+ASSET_URLS = (
+    "https://assets.example/a.png",  # allowed when the agent lists the origin
+    "https://other.example/b.png",  # another origin
+    "https://assets.example:8443/c.png",  # another port: another origin
+    "https://u:p@assets.example/d.png",  # credentials
+    "ftp://assets.example/e.txt",  # another scheme
+    "note: see the file",  # parses as a URL of scheme "note"
+    "data:text/plain,https://other.example/f",  # a URL inside a data URI
+)
 
 
 def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:

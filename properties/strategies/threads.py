@@ -98,6 +98,8 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
     n = draw(st.integers(0 if out else 1, 2))
     for k in range(n):
         kind = draw(st.integers(0, 9))
+        if swarm.asset_urls and draw(st.booleans()):
+            kind = 1  # a message of parts: file and image data naming URLs (the input-assets gate)
         if kind == 0:
             out.append(draw(texts(swarm)))
         elif kind == 1:

@@ -1,5 +1,5 @@
 """G2 the guarded chain: RBAC → recorder → memory processors → application input processors
-→ client tool output mapping → input policies; G4-G6, G11, G12, G15."""
+→ input-assets gate → client tool output mapping → input policies; G4-G6, G11, G12, G15."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..policies import PolicyAllowed, PolicyDenied, PolicyFailed, evaluate, requ
 from ..reading import NotClassified, fingerprint
 from ..trace import Trace
 from .application import CannotApply, apply_guarded
+from .assets import INPUT_ASSETS, input_assets_gate, tool_output_asset_denial
 from .changes import Addition, additions_after, all_entries, remembered_outcome_ids, snapshot, unmatched, unreadable
 from .readset import read_text
 from .removal import refusal_removal
@@ -90,9 +91,10 @@ def guarded_chain(
     trace: Trace | None = None,
 ) -> GuardedChain:
     """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
-    processor once on the whole list (G5) with its outcome classified (G6), mapping (G11),
-    policies (G12). The first refusal stops it; nothing later runs. Each refusal removes what
-    G13 names before it stops the call."""
+    processor once on the whole list (G5) with its outcome classified (G6), the input-assets
+    gate (Breakwater's ``breakwater-input-assets``, docs/breakwater-measurements.md §4), mapping
+    (G11) with its own asset check, policies (G12). The first refusal stops it; nothing later
+    runs. Each refusal removes what G13 names before it stops the call."""
     record: list[Addition] = []
 
     def stop(
@@ -149,10 +151,23 @@ def guarded_chain(
             trace.stage(f"processor {proc.id}", lst, f"{len(adds)} addition(s) recorded")
             trace.additions.extend(adds)
 
+    # The input-assets gate (docs/breakwater-measurements.md §4): content the prompt
+    # conversion cannot take, or a file URL outside the allowed origins, stops the call here.
+    gate = input_assets_gate(agent, lst)
+    if gate is not None:
+        audit.append(event(agent, actor, gate.action, gate.decision, gate.reason))
+        return stop(lst, gate.reason, INPUT_ASSETS, None, all_carriers)
+    if trace:
+        trace.stage("input-assets gate", lst)
+
     try:
         lst = map_client_outputs(agent, lst, strict=True)
     except MappingError:
         return fail(lst, MAPPER, None, all_carriers)
+    denial = tool_output_asset_denial(agent, lst)
+    if denial is not None:
+        audit.append(event(agent, actor, denial.action, denial.decision, denial.reason))
+        return stop(lst, denial.reason, MAPPER, None, all_carriers)
     if trace:
         trace.stage("client tool output mapping", lst)
 

@@ -9,6 +9,7 @@ from guardspec.model.messages import Message, Role, SystemMessage
 from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT, RESERVED_IDS
 
 from ..policies import PRINCIPAL_KINDS, ROLES
+from .assets import origins_error
 
 
 def _entries_error(label: str, entries: tuple[str, ...], known: tuple[str, ...]) -> str | None:
@@ -27,12 +28,14 @@ def construction_error(agent: Agent) -> str | None:
     reserved, implements processInput and none of the per-step, provider, output or error hooks
     (the first found is named); memory with title generation on is refused; the allowed roles
     are a non-empty list of Breakwater's roles without repeats, and so are the allowed
-    principal kinds (docs/breakwater-measurements.md §2). Checked in Breakwater's order:
-    memory, roles, kinds, processors. A TypeError text, or None."""
+    principal kinds (docs/breakwater-measurements.md §2); each allowed input asset origin is an
+    http(s) origin (§4). Checked in Breakwater's order: memory, roles, kinds, asset origins,
+    processors. A TypeError text, or None."""
     if agent.memory is not None and agent.memory.generate_title:
         return "TypeError: guarded agent memory must not generate thread titles"
     err = _entries_error("allowedRoles", agent.allowed_roles, ROLES)
     err = err or _entries_error("allowedPrincipalKinds", agent.allowed_principal_kinds, PRINCIPAL_KINDS)
+    err = err or origins_error(agent.allowed_input_asset_origins)
     if err:
         return err
     for p in agent.processors:

@@ -131,6 +131,7 @@ export async function runGuarded(req, bw) {
       model,
       allowedRoles: agentSpec.allowedRoles,
       allowedPrincipalKinds: agentSpec.allowedPrincipalKinds,
+      allowedInputAssetOrigins: agentSpec.allowedInputAssetOrigins ?? [],
       policies: agentSpec.policies.map(p => policyOf(p, reads)),
       audit,
       maxSteps: agentSpec.maxSteps ?? 1,

@@ -24,7 +24,9 @@ STAGES = (
     Stage("recorder", "outcome recorder", ("G4",), True),
     Stage("memory", "memory processors", ("M7", "M3", "M1"), False),
     Stage("processors", "application processors", ("G5", "G6", "G7", "G8", "G9"), True),
-    Stage("assets", "input-assets gate", (), True, False, "beyond the seed: not in SPEC.md, not modelled"),
+    # Breakwater's gate: SPEC.md has no clause of its own for it; its functions cite the chain
+    # (G2), the refusal (G13) and what may reach the model (I4), docs/breakwater-measurements.md §4
+    Stage("assets", "input-assets gate", ("G2", "G13", "I4"), True, True, "Breakwater's gate (docs/breakwater-measurements.md §4)"),
     Stage("mapping", "client tool output mapping", ("G11", "M11"), True),
     Stage("policies", "input policies", ("G10", "G12"), True),
     Stage("model", "model step", ("M12",), False),
@@ -55,7 +57,7 @@ def stage_of_trace(name: str) -> str:
     """The chain stage a reference trace stage (``reference/trace.py``) belongs to."""
     n = name.lower()
     for prefix, key in (("preparation", "prep"), ("memory", "memory"), ("processor", "processors"), ("application", "processors"),
-                        ("client tool", "mapping"), ("refusal", "refusal"), ("model", "model")):
+                        ("input-assets", "assets"), ("client tool", "mapping"), ("refusal", "refusal"), ("model", "model")):
         if n.startswith(prefix):
             return key
     return "other"
