@@ -59,7 +59,8 @@ def test_g7_array_missing_a_received_id_removes_it():
 
 
 def test_g7_object_replaces_the_system_bucket_first_then_applies_messages():
-    value = ObjectOf(messages=ArrayOf(append=(SystemMessage("FROM ARRAY"),)), system_messages=(SystemMessage("REPLACED"),))
+    # a DB-shaped system entry adds its text (an AI SDK one would add nothing, §5 below)
+    value = ObjectOf(messages=ArrayOf(append=(Message("s9", Role.SYSTEM, (TextPart("FROM ARRAY"),)),)), system_messages=(SystemMessage("REPLACED"),))
     obs = _run(value)
     assert isinstance(obs.outcome, Answered)
     assert [s.content for s in obs.list.untagged] == ["REPLACED", "FROM ARRAY"]
@@ -133,3 +134,53 @@ def test_g7_returned_memory_plus_input_copy_stays_both():
 )
 def test_g7_entries_mastra_cannot_add_cannot_be_applied(entry):
     assert _run(ArrayOf(append=(entry,))).outcome == FAILED
+
+
+# -- docs/breakwater-measurements.md §5: system entries Breakwater applies (issue 9 points 6, 12) ---
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [SystemMessage("SPOKEN"), SystemMessage((TextPart("SPO"), TextPart("KEN"))), SystemMessage(3)],
+    ids=["string-content", "text-parts", "number-content"],
+)
+def test_g7_an_ai_sdk_system_entry_adds_nothing(entry):
+    # content.content ?? content.parts?.map(...).join('\n') ?? '': neither property on a string,
+    # an array or a number, so "" is added, which is nothing
+    obs = _run(ArrayOf(append=(entry,)))
+    assert obs.outcome == Answered()
+    assert [s.content for s in obs.list.untagged] == ["You are a guarded agent."]
+    assert "SPO" not in obs.read
+
+
+def test_g7_a_db_shaped_system_entry_adds_its_parts_joined_non_text_parts_empty():
+    from guardspec.model.messages import FilePart
+
+    entry = Message("s9", Role.SYSTEM, (TextPart("one"), FilePart("aGk=", "text/plain"), TextPart("two")))
+    obs = _run(ArrayOf(append=(entry,)))
+    assert obs.outcome == Answered()
+    assert [s.content for s in obs.list.untagged] == ["You are a guarded agent.", "one\n\ntwo"]
+
+
+@pytest.mark.parametrize("bad", [UNDEFINED, None], ids=["undefined", "null"])
+def test_g7_system_messages_holding_undefined_cannot_be_applied(bad):
+    # replaceAllSystemMessages reads ``role`` of each entry: it throws there, the bucket already
+    # emptied and holding the entries before it
+    value = ObjectOf(messages=ArrayOf(), system_messages=(SystemMessage("KEPT"), bad, SystemMessage("NEVER")))
+    obs = _run(value)
+    assert obs.outcome == FAILED
+    assert [s.content for s in obs.list.untagged] == ["KEPT"]
+
+
+def test_g7_a_stored_format_system_message_in_system_messages_fails_g8():
+    value = ObjectOf(messages=ArrayOf(), system_messages=(Message("s9", Role.SYSTEM, (TextPart("rule"),)),))
+    obs = _run(value)
+    assert obs.outcome == FAILED
+
+
+def test_g7_a_stored_format_system_message_given_to_replace_all_in_a_step_fails_g8():
+    from guardspec.model.processors import Processor, ReplaceAllSystem
+
+    proc = Processor("p", steps=(ReplaceAllSystem((Message("s9", Role.SYSTEM, (TextPart("rule"),)),)),))
+    obs = run(scenario(user("u1", "hi", 30), processors=(proc,)), Mode.GUARDED)
+    assert obs.outcome == FAILED

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage
+from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED
 
 from .. import messagelist as ml
@@ -14,7 +14,12 @@ from ..messagelist import MastraError, MessageList
 
 
 class CannotApply(Exception):
-    """G7: the value cannot be applied (a G6 failure)."""
+    """G7: the value cannot be applied (a G6 failure); ``partial``: the list as the failed
+    application left it (None: untouched)."""
+
+    def __init__(self, why: str, partial: MessageList | None = None):
+        super().__init__(why)
+        self.partial = partial
 
 
 def falsy(v: Any) -> bool:
@@ -26,24 +31,38 @@ def falsy(v: Any) -> bool:
 
 
 def _check_entry(lst: MessageList, e: Any) -> None:
-    """G7: entries Mastra cannot add (null, no content, another thread's message, undefined
-    system content) cannot be applied."""
-    if isinstance(e, SystemMessage):
-        if not isinstance(ml.system_text(e.content), str):
-            raise CannotApply("system entry without text content")
-        return
-    if not isinstance(e, Message):
-        raise CannotApply("an entry that is not a message")
+    """G7: messages Mastra cannot add (no content, another thread's message) cannot be applied."""
     if e.parts is None:
         raise CannotApply("a message with no content")
-    if e.role is Role.SYSTEM:
-        if not isinstance(ml.system_text(e.parts), str):
-            raise CannotApply("system entry without text content")
-        return
     if (e.thread_id is not None and lst.thread_id is not None and e.thread_id != lst.thread_id) or (
         e.resource_id is not None and lst.resource_id is not None and e.resource_id != lst.resource_id
     ):
         raise CannotApply("another thread's message")
+
+
+def _js_text(v: Any) -> str:
+    """``Array.prototype.join``'s text of one element: null and undefined are empty."""
+    if v is UNDEFINED or v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v if isinstance(v, str) else str(v)
+
+
+def system_entry_text(e: Any) -> str:
+    """G7 (docs/breakwater-measurements.md §5): the text Breakwater adds for a system-role
+    entry of a returned array, ``content.content ?? content.parts?.map(text or '').join('\n')
+    ?? ''``, as Mastra's runner does (M8). An AI SDK entry (``{role, content: string |
+    parts}``) has neither property, so it gives "" and adds nothing; a DB-shaped one gives its
+    parts' texts joined by newlines, "" for a part that is not text; an entry without content
+    cannot be applied."""
+    if isinstance(e, Message):
+        if e.parts is None:
+            raise CannotApply("system entry without content")
+        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(e.parts))
+    if e.content is UNDEFINED or e.content is None:
+        raise CannotApply("system entry without content")
+    return ""
 
 
 def _readd(lst: MessageList, m: Message, sources: frozenset[Source]) -> MessageList:
@@ -56,29 +75,39 @@ def _readd(lst: MessageList, m: Message, sources: frozenset[Source]) -> MessageL
     return lst
 
 
+def _is_system(e: Any) -> bool:
+    return isinstance(e, SystemMessage) or (isinstance(e, Message) and e.role is Role.SYSTEM)
+
+
 def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], before: dict[str, frozenset[Source]]) -> MessageList:
-    """G7 Applying messages: received ids missing from the result are removed; a system-role
-    entry is added as a system message and the message sharing its id is not removed; every
-    other entry replaces the message with its id and is re-added under the source it had before
-    the processor ran (``input`` if none), merge off."""
+    """G7 Applying messages, in Breakwater's order (``applyInputMessages``,
+    docs/breakwater-measurements.md §5): received ids missing from the result are removed;
+    then each system-role entry adds its text as a system message (``system_entry_text``:
+    nothing for an AI SDK entry) and the message sharing its id is not removed; then every
+    other entry replaces the message with its id and is re-added under the source it had
+    before the processor ran (``input`` if none), merge off. Not atomic: a value that cannot be
+    applied keeps what was done before it (``CannotApply.partial``)."""
     for e in result:
-        _check_entry(lst, e)
+        if not isinstance(e, (Message, SystemMessage)):
+            raise CannotApply("an entry that is not a message")
     present = {e.id for e in result if isinstance(e, Message)}
     lst = ml.remove_by_ids(lst, [m.id for m in received if m.id not in present])
     try:
         for e in result:
-            if isinstance(e, SystemMessage):
-                lst = ml.add_system(lst, SystemMessage(ml.system_text(e.content), ref=e.ref))
-            elif e.role is Role.SYSTEM:
-                lst = ml.add_system(lst, SystemMessage(ml.system_text(e.parts), ref=e.ref))
-            else:
+            if _is_system(e):
+                lst = ml.add_system(lst, system_entry_text(e))
+        for e in result:
+            if not _is_system(e):
+                _check_entry(lst, e)
                 # Unlike the workflow runner (M8), even the very object the list holds is
                 # removed and re-added, as the durable runner's legacy path does; its prior
                 # sources are restored, so memory+input stays both (S3).
                 lst = ml.remove_by_ids(lst, [e.id])
                 lst = _readd(lst, e, before.get(e.id, frozenset({Source.INPUT})))
     except MastraError as err:
-        raise CannotApply(str(err)) from err
+        raise CannotApply(str(err), lst) from err
+    except CannotApply as err:
+        raise CannotApply(str(err), lst) from err
     return lst
 
 
@@ -86,7 +115,9 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     """G7 Application: falsy or the very list → nothing; a different list or a truthy
     non-object → cannot be applied; an array → applied as messages; any other object (any
     prototype) must hold array ``messages`` and array ``systemMessages``: the untagged bucket
-    is replaced first, then the messages are applied."""
+    is replaced first (an entry that is null or undefined cannot be applied), then the
+    messages are applied. A stored-format system message kept in the bucket is not text
+    alone: G8 fails the processor (``changes.unreadable``)."""
     if isinstance(value, RetSameList):
         return lst
     if isinstance(value, RetOtherList):
@@ -100,8 +131,10 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     assert isinstance(value, RetObject)
     if not isinstance(value.messages, tuple) or not isinstance(value.system_messages, tuple):
         raise CannotApply("an object without array messages and array systemMessages")
-    for e in value.system_messages:
-        if isinstance(e, SystemMessage):
-            _check_entry(lst, e)
+    # ``replaceAllSystemMessages`` empties the bucket, then reads ``role`` of each entry:
+    # null or undefined throws there, with the entries before it already in (§5).
+    for i, e in enumerate(value.system_messages):
+        if e is None or e is UNDEFINED:
+            raise CannotApply("a systemMessages entry that is null or undefined", ml.replace_all_system(lst, value.system_messages[:i]))
     lst = ml.replace_all_system(lst, value.system_messages)
     return apply_messages(lst, value.messages, received, before)

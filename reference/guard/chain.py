@@ -141,8 +141,8 @@ def guarded_chain(
         assert isinstance(end, Returns)
         try:
             lst = apply_guarded(lst, end.value, received, sources)
-        except CannotApply:
-            return fail(lst, proc.id, before, carriers + all_carriers)
+        except CannotApply as err:
+            return fail(lst if err.partial is None else err.partial, proc.id, before, carriers + all_carriers)
         adds = additions_after(before, lst, carriers, proc.id)
         if unreadable(unmatched(before_all, lst, all_entries)):
             return fail(lst, proc.id, before, carriers + all_carriers)

@@ -96,9 +96,11 @@ def additions_after(
 def unreadable(changed: list[Entry]) -> bool:
     """G8 Readable additions: a system message a processor adds or changes holds text alone in
     own data properties, and everything it adds or changes (pure call input included)
-    survives structuredClone; otherwise the processor fails (G6)."""
+    survives structuredClone; otherwise the processor fails (G6). A stored-format system message
+    (``{format: 2, parts}`` content, kept by ``replaceAllSystemMessages``) is not text alone
+    (Breakwater's ``readSystemMessage``, docs/breakwater-measurements.md §5)."""
     for e in changed:
-        if isinstance(e, SystemMessage) and not readable_system(e):
+        if isinstance(e, SystemMessage) and (e.stored or not readable_system(e)):
             return True
         if not clonable_entry(e):
             return True
