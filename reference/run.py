@@ -27,7 +27,7 @@ from guardspec.model.scenario import Loop, Mode, Scenario
 
 from . import finish, preparation
 from .guard.chain import Refusal, event, guarded_chain
-from .guard.construction import caller_input_error, construction_error
+from .guard.construction import call_options_error, caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, add_one, drain_unsaved, without_steps
 from .model_step import download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
@@ -231,7 +231,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
     a refused call keeps nothing G13 removed and generates no title."""
     agent, call = scenario.agent, scenario.call
     threads = finish.as_stored(scenario.threads)
-    err = construction_error(agent) or caller_input_error(call.messages)
+    err = construction_error(agent) or call_options_error(call) or caller_input_error(call.messages)
     if err:
         return _observe(scenario, threads, outcome=Failed(err))
     audit: list[AuditEvent] = []

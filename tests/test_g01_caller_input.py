@@ -5,7 +5,7 @@ import pytest
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart, user
 from guardspec.model.observation import Answered, Failed
 from guardspec.model.processors import Abort, Processor
-from guardspec.model.scenario import Mode
+from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
 
 from conftest import LOOPS, prompt_lines, scenario, stored, stored_ids
@@ -50,3 +50,25 @@ def test_g1_refusal_comes_before_any_processor_and_saves_nothing():
     )
     _check_refused_up_front(obs)
     assert stored_ids(obs) == ["h1"]
+
+
+# -- docs/breakwater-measurements.md §6: the context call option (issue 9 point 11) -------------
+
+
+@pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])
+def test_g1_a_context_option_on_generate_or_stream_is_a_type_error(loop):
+    obs = run(scenario(user("u1", "hi", 10), context=(user("x1", "ctx", 5),), loop=loop, threads=stored(user("h1", "old", 1))), Mode.GUARDED)
+    _check_refused_up_front(obs)
+    assert "context" in obs.outcome.error
+    assert stored_ids(obs) == ["h1"]  # nothing saved
+
+
+def test_g1_the_durable_loop_takes_the_context():
+    obs = run(scenario(user("u1", "hi", 10), context=(user("x1", "ctx", 5),), loop=Loop.DURABLE), Mode.GUARDED)
+    assert obs.outcome == Answered()
+    assert "ctx" in obs.read
+
+
+def test_g1_the_context_check_comes_before_the_caller_input_check():
+    obs = run(scenario(SYSTEM_CALLER, context=(user("x1", "ctx", 5),)), Mode.GUARDED)
+    assert obs.outcome.error == "TypeError: GuardedAgent: call option 'context' is not allowed"

@@ -5,7 +5,7 @@ import pytest
 from guardspec.model.messages import Message, user
 from guardspec.model.observation import Answered
 from guardspec.model.processors import AddMessages, ArrayOf, Primitive, Processor, Return
-from guardspec.model.scenario import Mode
+from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
 
 from conftest import LOOPS, list_sources, prompt_lines, scenario, stored
@@ -25,7 +25,8 @@ def test_g5_processor_receives_history_context_and_input_on_every_loop(loop):
     sc = scenario(
         user("u1", "hi", 30),
         threads=stored(user("h1", "old", 10)),
-        context=(user("c1", "ctx", 20),),
+        # a guarded generate/stream call takes no context option (G1, §6): durable only
+        context=(user("c1", "ctx", 20),) if loop is Loop.DURABLE else (),
         loop=loop,
         processors=(Processor("p", end=EMPTY),),
     )
@@ -34,10 +35,12 @@ def test_g5_processor_receives_history_context_and_input_on_every_loop(loop):
 
 
 def test_g5_later_processor_receives_the_list_not_its_predecessors_received_messages():
-    """Unlike the raw runner (M7): p2 receives the context message and p1's addition."""
+    """Unlike the raw runner (M7): p2 receives the context message and p1's addition (on
+    durable: a guarded generate/stream call takes no context option, G1 §6)."""
     sc = scenario(
         user("u1", "hi", 30),
         context=(user("c1", "ctx", 20),),
+        loop=Loop.DURABLE,
         processors=(
             Processor("p1", steps=(AddMessages((user("n1", "added", 40),)),), end=Return(Primitive())),
             Processor("p2", end=EMPTY),

@@ -17,7 +17,8 @@ AGENT = Agent(policies=(DenyPatterns("no-marker", ("FORBIDDEN",)),), memory=Memo
 def test_caller_context_is_read():
     sc = Scenario(
         AGENT,
-        Call(Loop.GENERATE, (Message("c1", Role.USER, (TextPart("note-01"),), created_at=10),), Actor("a", "operator"),
+        # durable: a guarded generate/stream call takes no context (G1, docs/breakwater-measurements.md §6)
+        Call(Loop.DURABLE, (Message("c1", Role.USER, (TextPart("note-01"),), created_at=10),), Actor("a", "operator"),
              MemoryBinding("t1", "r1"), context=(Message("x1", Role.USER, (TextPart("FORBIDDEN-02"),), created_at=4),)),
         ThreadStore((Thread("t1", "r1", (U0,)),)),
     )

@@ -7,6 +7,7 @@ from typing import Any
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, Role, SystemMessage
 from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT, RESERVED_IDS
+from guardspec.model.scenario import Call, Loop
 
 from ..policies import PRINCIPAL_KINDS, ROLES
 from .assets import origins_error
@@ -48,6 +49,17 @@ def construction_error(agent: Agent) -> str | None:
         for hook in FORBIDDEN_HOOKS:
             if hook in p.hooks:
                 return f"TypeError: application input processor '{p.id}' must not implement {hook}"
+    return None
+
+
+def call_options_error(call: Call) -> str | None:
+    """G1 Caller input (docs/breakwater-measurements.md §6): Breakwater's guarded ``generate()``
+    and ``stream()`` accept only the call options ``requestContext``, ``runId``, ``memory`` and
+    ``abortSignal``; a call given ``context`` messages is a TypeError before anything runs (no
+    audit event). The durable loop is started through Mastra's durable agent, which does not
+    read the guarded call options, so it takes the context as Mastra does."""
+    if call.loop is not Loop.DURABLE and call.context:
+        return "TypeError: GuardedAgent: call option 'context' is not allowed"
     return None
 
 
