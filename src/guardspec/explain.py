@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from guardspec.model import codec
-from guardspec.model.messages import Message, SOURCE_ORDER, SystemMessage
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, SOURCE_ORDER, SystemMessage, TextPart, ToolPart
 from guardspec.model.observation import Answered, Failed, Observation, Refused
 from guardspec.model.scenario import Mode, Scenario
 from guardspec.reference.messagelist import MessageList
@@ -25,9 +25,28 @@ from guardspec.reference.trace import Trace
 from .examples import render_entry
 
 
+PART_TYPES = (TextPart, ToolPart, ReasoningPart, FilePart, ImagePart)
+
+
 def _short(s: str, n: int = 90) -> str:
     s = s.replace("\n", "⏎")
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def entry_line(e: Any) -> str:
+    """One list entry as a line, for every entry a scenario can put on the list (issue 9 point
+    5): a system message whose content is not a string (text parts, parts of any other shape,
+    a stored-format ``{format: 2, parts}`` message, any value) is shown as its JSON; anything
+    else as the examples render it."""
+    if isinstance(e, SystemMessage) and not isinstance(e.content, str):
+        c = e.content
+        if isinstance(c, tuple):
+            items: Any = [codec.part_to_json(p) if isinstance(p, PART_TYPES) else codec.value_to_json(p) for p in c]
+            body: Any = {"format": 2, "parts": items} if e.stored else items
+        else:
+            body = codec.value_to_json(c)
+        return "system: " + json.dumps(body, separators=(",", ":"))
+    return render_entry(e)
 
 
 def list_table(lst: MessageList) -> Table:
@@ -36,13 +55,13 @@ def list_table(lst: MessageList) -> Table:
     t.add_column("id")
     t.add_column("entry")
     for s in lst.untagged:
-        t.add_row("system", "", _short(render_entry(s)))
+        t.add_row("system", "", _short(entry_line(s)))
     for tag, bucket in lst.tagged:
         for s in bucket:
-            t.add_row(f"system[{tag}]", "", _short(render_entry(s)))
+            t.add_row(f"system[{tag}]", "", _short(entry_line(s)))
     for slot in lst.slots:
         srcs = "+".join(x.value for x in SOURCE_ORDER if x in slot.sources) or "(none)"
-        t.add_row(srcs, slot.message.id, _short(render_entry(slot.message)))
+        t.add_row(srcs, slot.message.id, _short(entry_line(slot.message)))
     return t
 
 
@@ -71,7 +90,7 @@ def explain(scenario: Scenario, mode: Mode) -> Group:
     if trace.additions:
         t = Table("processor", "moved", "addition", box=None)
         for a in trace.additions:
-            t.add_row(a.processor_id, "yes" if a.moved else "", _short(render_entry(a.entry)))
+            t.add_row(a.processor_id, "yes" if a.moved else "", _short(entry_line(a.entry)))
         parts.append(Panel(t, title="additions recorded (G9)", title_align="left"))
     if o.read is not None:
         parts.append(Panel(Text(o.read), title="what the policies read (G10, G12)", title_align="left"))
@@ -81,7 +100,7 @@ def explain(scenario: Scenario, mode: Mode) -> Group:
             t.add_row(e.action, e.decision, e.reason, json.dumps(dict(e.detail)) if e.detail else "")
         parts.append(Panel(t, title="audit", title_align="left"))
     for i, p in enumerate(o.prompts):
-        parts.append(Panel("\n".join(_short(render_entry(e), 120) for e in p), title=f"prompt {i + 1}", title_align="left"))
+        parts.append(Panel("\n".join(_short(entry_line(e), 120) for e in p), title=f"prompt {i + 1}", title_align="left"))
     if o.stored is not None:
         stored = "\n".join(_short(f"{m.id} " + render_entry(m), 120) for m in o.stored) or "(empty)"
         parts.append(Panel(stored, title=f"stored thread (title {o.title!r})", title_align="left"))
