@@ -177,3 +177,24 @@ def test_harness_bench_runs() -> None:
 
     f = bench_harness(0.3)
     assert f["roundTrips"] >= 5000 and f["roundTripsPerSecond"] > 1000
+
+
+def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Path) -> None:
+    """docs/protocol.md 'Known discrepancies': ``model``/``impl`` must equal the first
+    difference's values, so one refusal reason for another is not taken for any other."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:outcome", "path": "$.outcome.reason",
+                                                        "model": "input processor failed", "impl": "input message content is not classified",
+                                                        "reason": "BW-F2"}]}))
+    known = load_known(f)
+
+    def verdict(model, impl):
+        return Verdict("disagree", "guarded:outcome", (Difference("outcome", "$.outcome.reason", model, impl),))
+
+    assert known_reason(known, verdict("input processor failed", "input message content is not classified"), "generate", "h") == "BW-F2"
+    assert known_reason(known, verdict("input processor failed", "policy evaluation failed"), "generate", "h") is None
+    assert known_reason(known, verdict("policy 'x' denied the input", "input message content is not classified"), "generate", "h") is None

@@ -97,7 +97,8 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
 
 def load_known(path: str | Path) -> list[dict]:
     """``{"guardspec": 1, "known": [{"signature": glob, "path"?: glob, "loop"?: str,
-    "scenario"?: hash, "reason": str}]}``; every entry must say why."""
+    "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "reason": str}]}``; every entry must say
+    why. ``model``/``impl``: the first difference's values, when the cause shows in them."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as e:
@@ -117,7 +118,7 @@ def load_known(path: str | Path) -> list[dict]:
         for key in ("path", "loop", "scenario"):
             if key in k and not isinstance(k[key], str):
                 raise BadArguments(f"{where}.{key}: a string")
-        extra = set(k) - {"signature", "path", "loop", "scenario", "reason"}
+        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "reason"}
         if extra:
             raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
     return data["known"]
@@ -139,6 +140,9 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str) -> str | None
             path = coarse(v.differences[0].path) if v.differences else (v.problem.path if v.problem else "")
             if not fnmatchcase(path, k["path"]):
                 continue
+        first = v.differences[0] if v.differences else None
+        if any(side in k and (first is None or getattr(first, side) != k[side]) for side in ("model", "impl")):
+            continue
         return k["reason"]
     return None
 
