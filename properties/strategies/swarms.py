@@ -202,7 +202,7 @@ REREAD = Swarm(
 maps: the mapped output the model receives must be what the policies read (I4; issue 11's
 second hole; the SYSTEM swarm reaches the first, system messages of several text parts)."""
 
-ASSETS = Swarm(asset_urls=True)
+ASSETS = Swarm(asset_urls=True, rbac_denials=False, weird_values=False, policy_errors=False, broken_mapping=False)
 """File and image parts whose data names a URL (allowed and denied origins, credentials, other
 schemes, a URL inside a data URI), on agents with and without ``allowedInputAssetOrigins``:
 Breakwater's input-assets gate (docs/breakwater-measurements.md §4)."""
