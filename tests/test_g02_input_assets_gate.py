@@ -264,7 +264,7 @@ def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
 
     seen = set()
 
-    @settings(max_examples=150, derandomize=True, database=None, deadline=None)
+    @settings(max_examples=400, derandomize=True, database=None, deadline=None)
     @given(call_sequences(ASSETS))
     def check(seq):
         execs, found = run_sequence(seq, "guarded")
