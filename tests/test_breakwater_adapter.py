@@ -167,3 +167,39 @@ def test_a_caller_system_message_is_a_type_error_on_the_durable_loop_too() -> No
     obs = _run(scenario)["observation"]
     assert obs["outcome"]["kind"] == "failed" and obs["outcome"]["error"].startswith("TypeError: GuardedAgent: a message with role 'system'")
     assert obs["prompts"] == [] and obs["audit"] == []
+
+
+def test_every_known_discrepancy_cites_a_recorded_finding() -> None:
+    """adapters/breakwater/KNOWN.json: each entry's reason opens with a finding id of
+    docs/breakwater-findings.md (issue 9: known discrepancies are findings, nothing else)."""
+    import re
+
+    from guardspec.conformance.campaign import load_known
+
+    root = repo_root()
+    findings = set(re.findall(r"^## (BW-F\d+):", (root / "docs" / "breakwater-findings.md").read_text(), re.M))
+    known = load_known(root / "adapters" / "breakwater" / "KNOWN.json")
+    assert known
+    for k in known:
+        m = re.match(r"(BW-F\d+) \(docs/breakwater-findings\.md\)", k["reason"])
+        assert m and m.group(1) in findings, k["reason"]
+
+
+@needs_build
+@pytest.mark.parametrize(
+    "data, origins, reason",
+    [
+        ("https://assets.example/a.png", [], "input asset URL origin is not allowed"),
+        ("https://u:p@assets.example/a.png", ["https://assets.example"], "input asset URL credentials are not allowed"),
+        ("ftp://assets.example/a.png", ["https://assets.example"], "input asset URL scheme is not allowed"),
+    ],
+)
+def test_the_input_assets_gate_refuses_a_file_url_with_one_asset_event(data: str, origins: list, reason: str) -> None:
+    """docs/breakwater-measurements.md §4: Breakwater's inputAssetCheck texts and event shape."""
+    scenario = _scenario(allowedInputAssetOrigins=origins)
+    scenario["call"]["messages"] = [USER, {"id": "u2", "role": "user", "parts": [{"type": "file", "data": data, "mediaType": "image/png"}]}]
+    obs = _run(scenario)["observation"]
+    assert obs["outcome"] == {"kind": "refused", "reason": reason, "processorId": "breakwater-input-assets"}
+    last = obs["audit"][-1]
+    assert (last["action"], last["decision"], last["reason"], "detail" in last) == ("agent.input.asset", "denied", reason, False)
+    assert obs["prompts"] == []
