@@ -6,6 +6,8 @@ import itertools
 import random
 from typing import Iterator
 
+from attrs import evolve
+
 from .scope import Choices, End, Kind, Op, Scope, assumptions
 
 
@@ -49,7 +51,7 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     ops = [[_op(rng, sc, carrier, present) for _ in range(sc.ops)] for _ in range(sc.processors)]
     ends = [_end(rng, sc) for _ in range(sc.processors)]
     mapping_on = rng.random() < 0.5
-    return Choices(
+    ch = Choices(
         sc,
         rng.randrange(3),
         rng.random() < 0.85,
@@ -66,6 +68,11 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         mapping_on and rng.random() < 0.3,
         rng.random() < 0.2,
     )
+    # call context on the durable loop only (G1, docs/breakwater-measurements.md §6): on
+    # generate/stream a context slot is caller input instead (the random sequence is unchanged)
+    if ch.loop != 2:
+        ch = evolve(ch, kind=tuple(int(Kind.INPUT) if k == Kind.CONTEXT else k for k in ch.kind))
+    return ch
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
