@@ -198,3 +198,25 @@ def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Pat
     assert known_reason(known, verdict("input processor failed", "input message content is not classified"), "generate", "h") == "BW-F2"
     assert known_reason(known, verdict("input processor failed", "policy evaluation failed"), "generate", "h") is None
     assert known_reason(known, verdict("policy 'x' denied the input", "input message content is not classified"), "generate", "h") is None
+
+
+def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path) -> None:
+    """docs/protocol.md 'Known discrepancies': ``outcome`` restricts an entry to calls the model
+    refuses as stated (BW-F1: only RBAC refusals on durable save the input)."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored*",
+                                                        "outcome": {"processorId": "breakwater-rbac"}, "reason": "BW-F1"}]}))
+    known = load_known(f)
+    v = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].parts[0].type", "text", "tool-invocation"),))
+    rbac = {"outcome": {"kind": "refused", "reason": "x", "processorId": "breakwater-rbac"}}
+    policy = {"outcome": {"kind": "refused", "reason": "x", "processorId": "breakwater-policy-engine"}}
+    assert known_reason(known, v, "durable", "h", rbac) == "BW-F1"
+    assert known_reason(known, v, "durable", "h", policy) is None
+    assert known_reason(known, v, "durable", "h") is None
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "outcome": "rbac", "reason": "x"}]}))
+    with pytest.raises(Exception, match=r"outcome: an object"):
+        load_known(f)

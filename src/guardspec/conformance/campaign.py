@@ -97,8 +97,10 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
 
 def load_known(path: str | Path) -> list[dict]:
     """``{"guardspec": 1, "known": [{"signature": glob, "path"?: glob, "loop"?: str,
-    "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "reason": str}]}``; every entry must say
-    why. ``model``/``impl``: the first difference's values, when the cause shows in them."""
+    "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "outcome"?: object, "reason": str}]}``;
+    every entry must say why. ``model``/``impl``: the first difference's values, when the cause
+    shows in them; ``outcome``: members the model's outcome must have (e.g. the refusing
+    processor), when the cause shows in the model's outcome rather than in the difference."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as e:
@@ -118,13 +120,15 @@ def load_known(path: str | Path) -> list[dict]:
         for key in ("path", "loop", "scenario"):
             if key in k and not isinstance(k[key], str):
                 raise BadArguments(f"{where}.{key}: a string")
-        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "reason"}
+        if "outcome" in k and not isinstance(k["outcome"], dict):
+            raise BadArguments(f"{where}.outcome: an object (members of the model's outcome)")
+        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "outcome", "reason"}
         if extra:
             raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
     return data["known"]
 
 
-def known_reason(known: list[dict], v: Verdict, loop: str, h: str) -> str | None:
+def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None) -> str | None:
     from fnmatch import fnmatchcase
 
     from .compare import coarse
@@ -143,6 +147,10 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str) -> str | None
         first = v.differences[0] if v.differences else None
         if any(side in k and (first is None or getattr(first, side) != k[side]) for side in ("model", "impl")):
             continue
+        if "outcome" in k:
+            outcome = model.get("outcome") if isinstance(model, dict) else None
+            if not isinstance(outcome, dict) or any(outcome.get(key) != val for key, val in k["outcome"].items()):
+                continue
         return k["reason"]
     return None
 
@@ -334,7 +342,7 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
                     v = judge(scenarios[i], m, mo, ans, cfg.comparison, impl.hello or hello, loop)
                 rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": hashes[i], **v.to_json(), "seconds": round(ans.seconds, 4)}
                 if v.status in ("disagree", "problem"):
-                    why = known_reason(cfg.known, v, loop, hashes[i])
+                    why = known_reason(cfg.known, v, loop, hashes[i], mo)
                     if why is not None:
                         rec["status"], rec["known"] = "known", why
                     elif isinstance(ans.reply, dict) and v.status == "disagree":
