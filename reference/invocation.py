@@ -212,6 +212,10 @@ def invoke(
                     "experimental_providerMetadata": "experimental_provider_metadata",
                 }[step.field]
                 new = evolve(old, **{name: step.value})
+                if name == "content" and old.stored:
+                    # a kept stored-format entry given new content is a system message with that
+                    # content (its other keys are not sent; docs/mastra-measurements.md §k k20)
+                    new = evolve(new, stored=False)
                 lst = ml.set_system(lst, step.tag, step.index, new)
                 edit_in_place(new)
             elif isinstance(step, EditMessage):

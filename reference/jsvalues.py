@@ -27,6 +27,15 @@ def read(v: Any) -> Any:
     return v
 
 
+def falsy(v: Any) -> bool:
+    """JavaScript falsiness: undefined, null, false, 0, NaN, 0n and ``""``."""
+    if v is UNDEFINED or v is None or v is False or v == "":
+        return True
+    if type(v) in (int, float):
+        return v == 0 or v != v
+    return isinstance(v, BigInt) and v.value == 0
+
+
 def _number(x: float) -> str:
     """``Number.prototype.toString()`` for the numbers a scenario can hold."""
     if math.isnan(x):

@@ -31,7 +31,7 @@ from guardspec.model.messages import (
 from guardspec.model.values import UNDEFINED, JsObject
 
 from .errors import MastraError
-from .jsvalues import join_texts, read
+from .jsvalues import falsy, join_texts, read
 
 
 @frozen
@@ -302,6 +302,9 @@ anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
     if isinstance(entry, str):
         return SystemMessage(entry)
     if isinstance(entry, SystemMessage):
+        if entry.content is UNDEFINED and not entry.stored:
+            # no ``content`` key: no format detector matches, the object is stored as given (§g)
+            return entry
         if entry.experimental_provider_metadata is not UNDEFINED:
             if not isinstance(entry.content, (str, tuple)):
                 raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
@@ -338,6 +341,13 @@ def _system_key(m: SystemMessage) -> Any:
 # -- M6 system messages --------------------------------------------------------------------------
 
 
+def _duplicate(bucket: tuple[SystemMessage, ...], msg: SystemMessage) -> bool:
+    """M6 ``isDuplicateSystem``: ``bucket.some(m => key(m.content) === key(msg.content))``:
+    each entry's key, then the new one's, only while the bucket has entries (an empty bucket
+    takes an entry without content: measured, docs/mastra-measurements.md §g, k19)."""
+    return any(_system_key(m) == _system_key(msg) for m in bucket)
+
+
 def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageList:
     """M6 ``addSystem``: converted, deduped by content within its bucket (the scan stops at
     the first equal key; an entry on the way whose content is not iterable throws, so a kept
@@ -348,14 +358,13 @@ def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageL
     msg = _as_system(entry)
     if msg.ref == 0:
         lst, msg = lst.fresh_system(msg)
-    key = _system_key(msg)
     if tag is None:
-        if any(_system_key(m) == key for m in lst.untagged):
+        if _duplicate(lst.untagged, msg):
             return lst
         return evolve(lst, untagged=lst.untagged + (msg,))
     buckets = dict(lst.tagged)
     bucket = buckets.get(tag, ())
-    if any(_system_key(m) == key for m in bucket):
+    if _duplicate(bucket, msg):
         return lst
     if tag in buckets:
         return evolve(lst, tagged=tuple((t, b + (msg,) if t == tag else b) for t, b in lst.tagged))
@@ -647,7 +656,8 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         lst, entry = lst.fresh(Message(id=f"msg-{lst.next_ref}", role=Role.USER, parts=(TextPart(entry),), created_at=at))
         lst = evolve(lst, watermark=at)
     if isinstance(entry, SystemMessage):
-        if entry.content is UNDEFINED or entry.content is None:
+        # addOne's gate: content falsy and not a string (k19)
+        if falsy(entry.content) and not isinstance(entry.content, str):
             raise MastraError("INVALID_MESSAGE_CONTENT")
         return lst if source is Source.MEMORY else add_system(lst, entry)
     if not isinstance(entry, Message):

@@ -13,9 +13,10 @@ from guardspec.model.observation import PromptEntry
 
 from . import messagelist as ml
 from .messagelist import MessageList, StepStartPart
-from .jsvalues import join_texts, read
+from .errors import MastraError
+from .jsvalues import join_texts, read, to_string
 from .reading import cached_output
-from guardspec.model.values import UNDEFINED, JsObject, obj
+from guardspec.model.values import UNDEFINED, JsObject, JsSymbol, obj
 
 REPLY_ID = "reply-1"
 
@@ -227,22 +228,39 @@ _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 _URL_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def _js_string(v: Any) -> str | None:
-    """``String(v)`` for the values a file part's data holds; None where not modelled."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if v is None:
-        return "null"
-    if isinstance(v, JsObject):
-        return "[object Object]"
-    if isinstance(v, tuple):
-        parts = [("" if x is None or x is UNDEFINED else _js_string(x)) for x in v]
-        return None if any(x is None for x in parts) else ",".join(parts)
-    return None
+def file_data_string(v: Any) -> str:
+    """M12 ``resolveFilePartMediaTypeAndData`` + ``imageContentToString``: a stored file part's
+    data as the prompt conversion reads it: ``data ?? url`` (null and undefined give
+    ``"undefined"``), then ``String(data)`` (a symbol gives ``Symbol(name)``, a function its
+    source; an array is joined, and throws on a symbol inside). Measured: probe
+    ``k-prompt-file-data`` (docs/mastra-measurements.md §k k18)."""
+    if v is None or v is UNDEFINED:
+        return "undefined"
+    if isinstance(v, JsSymbol):
+        return f"Symbol({v.name})"
+    return to_string(v)
+
+
+def received_data(data: Any) -> Any:
+    """M12 a file part's data in the prompt the language model receives (measured: probe
+    ``k-prompt-file-data``, docs/mastra-measurements.md §k k18): ``file_data_string``; data
+    that is not a URL, a data URI or a provider file id is wrapped as
+    ``data:<mediaType>;base64,<data>`` and the AI SDK reads it back with
+    ``dataUrl.split(',')[1]``, so the model receives the text before its first comma
+    (``{answer}`` → ``"[object Object]"``, ``['a', null, 2]`` → ``"a"``, ``null`` →
+    ``"undefined"``). A URL, data URI or provider file id is left as it is (not generated)."""
+    text = file_data_string(data)
+    if text.startswith("file-") or _URL_SCHEME.match(text):
+        return data
+    return text.split(",")[0]
+
+
+def received(e: Any) -> Any:
+    """M12: a prompt message with its file parts' data as the model receives it
+    (``received_data``)."""
+    if not isinstance(e, Message) or not any(isinstance(p, FilePart) for p in e.parts or ()):
+        return e
+    return evolve(e, parts=tuple(evolve(p, data=received_data(p.data)) if isinstance(p, FilePart) else p for p in e.parts or ()))
 
 
 def _percent_decoded(s: str) -> str:
@@ -262,21 +280,25 @@ def _forgiving_base64(s: str) -> bool:
 
 def download_failure(sent: tuple) -> str | None:
     """M12 assets: before calling the model, Mastra downloads the file data of the prompt's
-    user messages; data that is not a URL is sent as ``data:<mediaType>;base64,<String(data)>``
-    and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
+    user messages; data that is not a URL is sent as ``data:<mediaType>;base64,<data>``
+    (``file_data_string``: null data gives ``undefined``, k18) and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
     percent-decoding: ``note-00``, ``aGk==``, ``[object Object]``, ``2`` fail; ``aGk``,
     ``aGk=``, ``aG k=``, ``aGk%3D``, ``""`` pass; an assistant message's file is not
     downloaded). Measured: docs/mastra-measurements.md §k. Returns the redacted URL Mastra
     names (``null<mediaType>;base64,<data>``), None when every download succeeds. Data that
-    is a URL, a data URI, a provider file id or a value not modelled is left alone."""
+    is a URL, a data URI or a provider file id (none generated), or an array holding a symbol
+    (``String`` throws; not modelled), is left alone."""
     for e in sent:
         if not isinstance(e, Message) or e.role is not Role.USER:
             continue
         for p in e.parts or ():
             if not isinstance(p, FilePart):
                 continue
-            data = _js_string(p.data)
-            if data is None or data.startswith("file-") or _URL_SCHEME.match(data):
+            try:
+                data = file_data_string(p.data)
+            except MastraError:  # String() of an array holding a symbol: not modelled
+                continue
+            if data.startswith("file-") or _URL_SCHEME.match(data):
                 continue
             if not _forgiving_base64(_percent_decoded(data)):
                 return f"null{p.media_type};base64,{data}"
@@ -302,7 +324,7 @@ def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptE
     """M12 Model step: the model receives the prompt and its reply is added as an assistant
     ``response`` message (M4 may merge it into a trailing assistant message, which then moves
     to response)."""
-    sent = prompt(lst)
+    sent = tuple(received(e) for e in prompt(lst))
     msg = Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart(reply),), created_at=response_date(lst))
     return ml.add_one(lst, msg, Source.RESPONSE), sent
 

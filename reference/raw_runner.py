@@ -20,6 +20,7 @@ from guardspec.model.processors import MISSING
 from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
+from .jsvalues import falsy
 from .invocation import (
     Aborts,
     LiveSystem,
@@ -97,7 +98,7 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
     each returned object the list did not hold under its id (a snapshot taken after the
     removals) is removed by id and re-added (system role → ``addSystem`` of its text, which
     adds nothing for "", docs/mastra-measurements.md §j; otherwise ``add`` under the source the
-    checker names, else ``input``, merge off). Not atomic: a throw keeps what was done before
+    checker names, else ``input``, merge off; a returned string is added as a user message, k22). Not atomic: a throw keeps what was done before
     it (the error's ``partial``)."""
     deleted = []
     for m in received:
@@ -122,8 +123,11 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
                 lst = ml.add_system(lst, _runner_system_text(e))
             elif isinstance(e, Message):
                 lst = ml.add_one(lst, e, check.get(e.id, Source.INPUT), merge=False)
-            else:
-                raise MastraError("INVALID_MESSAGE_CONTENT", "not a message")
+            elif not falsy(e):
+                # ``messageList.add(value, 'input')`` of what is no message: a string is a new
+                # user message, an array adds its elements, anything else throws in ``addOne``;
+                # a falsy value adds nothing (docs/mastra-measurements.md §k k22)
+                lst = ml.add(lst, e, Source.INPUT, merge=False)
     except MastraError as err:
         err.partial = err.partial or lst
         raise

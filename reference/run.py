@@ -119,12 +119,13 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     broken = response_conversion_error(lst) if scenario.agent.memory is not None else None
     if bound:
         threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
-        if titles and scenario.agent.memory.generate_title:
-            threads = finish.entitle(threads, *bound, lst)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
     lst = stamp_merged_reply(before, lst)
     if scenario.call.loop is not Loop.DURABLE:
         lst = readd_earlier_responses(before, lst)
+    # the title is made from the list after the earlier responses were added again (k21)
+    if bound and titles and scenario.agent.memory.generate_title:
+        threads = finish.entitle(threads, *bound, lst)
     return lst, sent, threads, text, broken
 
 

@@ -46,8 +46,9 @@ function defineProps(target, props, ctx) {
       const name = pv.$getter;
       const throws = pv.throws === true;
       const value = 'value' in pv ? decodeValue(pv.value, ctx) : undefined;
-      // a getter by identity: one function per name per run
-      const key = `${name}`;
+      // a getter by identity: one function per name per run; a name given with another value
+      // (or throwing) is another getter, returning its own value, as the model reads it
+      const key = JSON.stringify([name, throws, throws ? null : pv.value ?? null, 'value' in pv]);
       if (!ctx.getters.has(key)) {
         const get = throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; };
         Object.defineProperty(get, 'name', { value: name });
