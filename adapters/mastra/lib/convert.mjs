@@ -254,7 +254,8 @@ export function partFromMastra(p) {
       out = { type: 'reasoning', text: typeof p.reasoning === 'string' && p.reasoning ? p.reasoning : (p.details ?? []).map(d => d.text ?? '').join('') };
       break;
     case 'file':
-      out = { type: 'file', data: encodeValue(p.data ?? p.url), mediaType: p.mimeType ?? p.mediaType ?? '' };
+      // the part's own data (null stays null); a v5-shaped part holds it as `url`
+      out = { type: 'file', data: encodeValue('data' in p ? p.data : p.url), mediaType: p.mimeType ?? p.mediaType ?? '' };
       break;
     case 'tool-invocation': {
       const ti = p.toolInvocation ?? {};

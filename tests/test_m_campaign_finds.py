@@ -1,0 +1,127 @@
+"""What `guardspec diff --impl "node adapters/mastra/server.mjs" --mode raw --normalise mastra`
+found at seed 7101 (issue 10), each as its shrunk scenario with the value real Mastra 1.71.0
+gave (docs/mastra-measurements.md §k k18-k22). The expected values are the adapter's measured
+answers quoted in §k and in probe ``k-prompt-file-data``, not the model's output.
+"""
+
+import pytest
+
+from guardspec.conformance.cases import model_observation
+from guardspec.model.values import UNDEFINED, JsFunction, JsSymbol, obj
+from guardspec.reference.model_step import file_data_string, received_data
+
+ACTOR = {"id": "alice", "role": "operator"}
+
+
+def _observe(processors, loop="generate", messages=None, **extra):
+    sj = {"guardspec": 1, "agent": {"processors": processors, **extra.pop("agent", {})},
+          "call": {"actor": ACTOR, "loop": loop, **({"messages": messages} if messages is not None else {})}, **extra}
+    return model_observation(sj, "raw")
+
+
+# -- k18: file data in the prompt --------------------------------------------------------------
+
+
+# probe k-prompt-file-data (assistant message): obj → "[object Object]", 1 → "1",
+# ['a', null, 2] → "a", null/undefined → "undefined", Symbol('s') → "Symbol(s)", true → "true",
+# 0.5 → "0.5", 'aGk=' → "aGk="
+@pytest.mark.parametrize(
+    "data, sent",
+    [(obj(answer="note-12"), "[object Object]"), (1, "1"), (("a", None, 2), "a"), (None, "undefined"),
+     (UNDEFINED, "undefined"), (JsSymbol("s"), "Symbol(s)"), (True, "true"), (0.5, "0.5"), ("aGk=", "aGk=")],
+)
+def test_k18_file_data_as_the_model_receives_it(data, sent):
+    assert received_data(data) == sent
+
+
+def test_k18_a_function_is_its_source_and_null_data_fails_the_download_as_undefined():
+    assert file_data_string(JsFunction("fn-a")) == "function () { return undefined; }"
+    # a user file with data null: Mastra fetches `data:text/plain;base64,undefined` and fails
+    file = {"type": "file", "data": None, "mediaType": "text/plain"}
+    o = _observe([], messages=[{"id": "m2", "role": "user", "createdAt": 2, "parts": [file]}])
+    assert o["outcome"] == {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}
+
+
+def test_k18_an_assistant_file_reaches_the_prompt_as_a_string():
+    # adapter run (scenario fd-obj-assistant): prompt part data "[object Object]"
+    file = {"type": "file", "data": {"answer": "note-12"}, "mediaType": "text/plain"}
+    o = _observe([], messages=["hi", {"id": "m2", "role": "assistant", "createdAt": 2, "parts": [file]}, "ok?"])
+    sent = [p for m in o["prompts"][0] if "parts" in m for p in m["parts"] if p["type"] == "file"]
+    assert [p["data"] for p in sent] == ["[object Object]"]
+
+
+# -- k19: a system message without content -------------------------------------------------------
+
+
+def test_k19_add_system_without_content_under_a_new_tag_is_kept_and_the_call_answers():
+    # seed 7101 case 1667, shrunk: `addSystem({role: 'system'}, 'tag-a')`: answered
+    o = _observe([{"id": "p1", "steps": [{"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"}]}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["list"]["tagged"] == [["tag-a", [{"role": "system"}]]]
+
+
+def test_k19_without_content_in_a_bucket_that_has_entries_throws():
+    # §g: the untagged bucket holds the instructions; the dedupe scan throws `content is not iterable`
+    o = _observe([{"id": "p1", "steps": [{"op": "addSystem", "message": {"role": "system"}}]}])
+    assert o["outcome"]["kind"] == "failed"
+
+
+def test_k19_provider_options_edited_onto_a_kept_entry_show_in_the_list():
+    # seed 7101 case 734, shrunk: impl `$.list.tagged[0][1][0].providerOptions: {"note": "note-05"}`
+    steps = [{"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"},
+             {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"note": "note-05"}}]
+    o = _observe([{"id": "p1", "steps": steps, "end": {"abortThenThrow": {"reason": "", "message": ""}}}])
+    assert o["list"]["untagged"][0] == {"role": "system", "content": "You are a guarded agent.", "providerOptions": {"note": "note-05"}}
+
+
+# -- k20: new content on a kept stored-format system entry ---------------------------------------
+
+
+def test_k20_new_content_on_a_kept_stored_format_entry_is_sent():
+    # seed 7101 case 1944: replaceAll([stored-format system message]), then editSystem content
+    # "note-00": the model receives {role: 'system', content: 'note-00'}
+    stored = {"id": "u0", "role": "system", "createdAt": 20, "parts": [{"type": "file", "data": "note-05", "mediaType": "text/plain"}]}
+    steps = [{"op": "replaceAllSystemMessages", "entries": [stored]},
+             {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"}]
+    o = _observe([{"id": "p1", "steps": steps}], loop="durable", messages=["hi"])
+    assert o["prompts"][0][0] == {"role": "system", "content": "note-00"}
+
+
+# -- k21: the title sees the earlier responses added again --------------------------------------
+
+
+A9 = {"id": "a9", "role": "assistant", "createdAt": 3, "threadId": "t1", "resourceId": "r1",
+      "parts": [{"type": "tool-invocation", "toolCallId": "tc9", "toolName": "nullmap", "state": "result", "args": {"q": "note-04"}, "result": {"answer": "note-03"}}]}
+TITLE = 'User: note-26\nAssistant: note-31\nTool Result nullmap: {"answer":"note-03"}\nAssistant: reply-0'
+
+
+def k21_scenario(loop):
+    """seed 7101 case 1022, shrunk: a processor adds a0 as a response message; the thread has
+    no title yet."""
+    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-31"}]}
+    u0 = {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-26"}]}
+    p = {"id": "p2", "steps": [{"op": "add", "entries": [a0], "source": "response", "merge": False}], "end": {"return": {"primitive": ""}}}
+    return {"guardspec": 1, "agent": {"processors": [p], "memory": {"generateTitle": True}},
+            "call": {"actor": ACTOR, "loop": loop, "messages": [], "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
+            "threads": [{"id": "t1", "resource": "r1", "messages": [u0, A9], "title": ""}]}
+
+
+@pytest.mark.parametrize("loop, tail", [("generate", "\nAssistant: note-31"), ("stream", "\nAssistant: note-31"), ("durable", "")])
+def test_k21_the_title_is_made_after_the_earlier_responses_are_added_again(loop, tail):
+    # measured titles (adapter runs of the shrunk vector on each loop): generate and stream end
+    # with the re-added a0's text merged into the reply message, durable does not re-add
+    assert model_observation(k21_scenario(loop), "raw")["title"] == TITLE + tail
+
+
+# -- k22: a returned string ----------------------------------------------------------------------
+
+
+def test_k22_a_string_among_returned_messages_is_added_as_an_input_user_message():
+    # seed 7101 case 1229: `{messages: [...list, "note-33"], systemMessages}`: impl lists a user
+    # message "note-33" under `input` and goes on
+    ret = {"object": {"messages": {"array": {"base": "list", "copy": "shallow", "drop": [], "edits": [], "append": [{"value": "note-33"}]}},
+                      "systemMessages": "received", "proto": None}}
+    o = _observe([{"id": "p1", "steps": [], "end": {"return": ret}}], messages=["hi"])
+    assert o["outcome"] == {"kind": "answered"}
+    users = [(m["message"]["parts"][0]["text"], m["sources"]) for m in o["list"]["messages"] if m["message"]["role"] == "user"]
+    assert users == [("hi", ["input"]), ("note-33", ["input"])]
