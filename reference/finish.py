@@ -5,19 +5,20 @@ from __future__ import annotations
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Thread, ThreadStore
-from guardspec.model.messages import Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 from guardspec.model.observation import Result
 
-from .messagelist import MessageList, StepStartPart, as_db_message
+from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
 
 
 def _savable(m: Message, durable: bool = False) -> Message | None:
     """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
-    not saved. The durable loop's finalisation keeps a user message's partial-call parts
+    not saved. The durable loop's finalisation keeps partial-call parts, whatever the role
     (measured: caller ``c00 [text, tool(partial-call)]`` is stored with both parts on durable,
-    with the text only on generate/stream; docs/mastra-measurements.md §k)."""
-    keep_partial = durable and m.role is Role.USER
+    with the text only on generate/stream, k14; an assistant message a processor adds as input
+    or response likewise, k24; docs/mastra-measurements.md §k)."""
+    keep_partial = durable
     parts = tuple(
         p
         for p in m.parts or ()
@@ -55,7 +56,15 @@ def _title_lines(m: Message) -> list[str]:
     no line (measured)."""
     role = m.role.value.capitalize()
     lines = []
+    # the v4 UI message moves file parts to its attachments and skips pending calls; when no
+    # other part is left, it holds one empty text part (measured: a user or assistant message
+    # holding only files gives the line "User: " / "Assistant: ", k26)
+    kept = [p for p in m.parts or () if not isinstance(p, (FilePart, ImagePart)) and not (isinstance(p, ToolPart) and p.state in (ToolState.CALL, ToolState.PARTIAL_CALL))]
+    if not kept and any(isinstance(p, (FilePart, ImagePart)) for p in m.parts or ()):
+        return [f"{role}: "]
     for p in m.parts or ():
+        if isinstance(p, ErrorPart):
+            continue
         if isinstance(p, TextPart):
             lines.append(f"{role}: {p.text if isinstance(p.text, str) else to_json_text(p.text)}")
         elif isinstance(p, ToolPart):
@@ -100,7 +109,8 @@ def entitle(store: ThreadStore, thread_id: str, resource: str, lst: MessageList)
     text = transcript(lst, thread_id)
     if text is None:
         return store
-    return store.put(evolve(thread, title=text))
+    # the title is trimmed (measured: transcript "User: " gives the title "User:", k26)
+    return store.put(evolve(thread, title=text.strip()))
 
 
 def result(lst: MessageList, text: str, finish_reason: str) -> Result:

@@ -46,6 +46,16 @@ class StepStartPart(ReasoningPart):
 STEP_START = StepStartPart("")
 
 
+@frozen
+class ErrorPart(TextPart):
+    """Mastra's ``error`` part: the response a failed model step leaves (M12, k13). The
+    protocol has no word for it and reports it as the text ``<mastra part error>``
+    (docs/protocol.md "Representation"); it gives no line in a title transcript (k26)."""
+
+
+ERROR_PART = ErrorPart("<mastra part error>")
+
+
 def visible_parts(parts: tuple | None) -> tuple | None:
     """The parts an observation shows: step-start parts dropped."""
     if parts is None:

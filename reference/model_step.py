@@ -309,7 +309,7 @@ def error_message(lst: MessageList) -> Message:
     """M12: the response message Mastra adds when the model step fails: one ``error`` part,
     which the protocol reports as a part kind the model has no word for (the text
     ``<mastra part error>``, docs/protocol.md "Representation")."""
-    return Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart("<mastra part error>"),), created_at=response_date(lst))
+    return Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(ml.ERROR_PART,), created_at=response_date(lst))
 
 
 def response_date(lst: MessageList) -> int:

@@ -9,21 +9,34 @@ from guardspec.model.fast import evolve
 from guardspec.model.agent import Agent
 from guardspec.model.messages import TOOL_RANK, Message, Role, Source, SystemMessage, TextPart, ToolPart
 from guardspec.model.values import UNDEFINED
-from guardspec.model.scenario import Call
+from guardspec.model.scenario import Call, Loop
 
 from . import messagelist as ml
-from .messagelist import MessageList
+from .messagelist import MastraError, MessageList
+
+
+def binding(agent: Agent, call: Call) -> tuple[str | None, str | None] | None:
+    """M7 the thread and resource a call binds. Without agent memory the call's memory option
+    binds nothing (docs/mastra-measurements.md §j). Mastra reads an empty id as none
+    (``thread || undefined``): both empty bind nothing; one of them empty fails
+    ``generate``/``stream`` before any processor (``A resourceId and a threadId must be
+    provided when using Memory``), while the durable loop goes on with what it has (measured:
+    probe ``k-empty-thread-id``, docs/mastra-measurements.md §k k25)."""
+    b = call.memory if agent.memory is not None else None
+    if b is None or (not b.thread and not b.resource):
+        return None
+    return b.thread or None, b.resource or None
 
 
 def new_list(agent: Agent, call: Call) -> MessageList:
     """M7: instructions to the untagged bucket, context messages as ``context``, the caller's
-    messages as ``input`` (before any history is loaded)."""
-    # Without agent memory the call's memory option binds no thread: the list has no
-    # threadId/resourceId (docs/mastra-measurements.md §j).
-    b = call.memory if agent.memory is not None else None
+    messages as ``input`` (before any history is loaded); the list bound as ``binding`` says."""
+    b = binding(agent, call)
+    if b and None in b and call.loop is not Loop.DURABLE:
+        raise MastraError("AGENT_GENERATE_FAILED" if call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED")
     lst = MessageList(
-        thread_id=b.thread if b else None,
-        resource_id=b.resource if b else None,
+        thread_id=b[0] if b else None,
+        resource_id=b[1] if b else None,
         clock=call.now,
     )
     if agent.instructions:

@@ -56,11 +56,13 @@ def list_view(lst: MessageList) -> ListView:
     )
 
 
-def _bound(scenario: Scenario) -> tuple[str, str] | None:
-    b = scenario.call.memory
-    if b is None or scenario.agent.memory is None:
+def _bound(scenario: Scenario) -> tuple[str, str | None] | None:
+    """M7/M13: the thread the call reads and saves (``preparation.binding``; none without a
+    thread id)."""
+    b = preparation.binding(scenario.agent, scenario.call)
+    if b is None or b[0] is None:
         return None
-    return b.thread, b.resource
+    return b[0], b[1]
 
 
 def _stored_view(threads: ThreadStore, scenario: Scenario) -> tuple:
@@ -104,9 +106,13 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     if failure is not None:
         # M12: the asset download fails before the model is called; an error part is added as
         # the response and the turn is saved (measured, docs/mastra-measurements.md §k)
-        lst = add_one(lst, error_message(lst), Source.RESPONSE)
+        # as a message of its own: it never merges into a trailing assistant message (k23)
+        lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
         if bound:
             threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
+            # the durable finalisation still titles the thread (measured, k26)
+            if scenario.call.loop is Loop.DURABLE and titles and scenario.agent.memory.generate_title:
+                threads = finish.entitle(threads, *bound, lst)
         err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
         return lst, None, threads, "", err
     lst, sent = model_step(lst, scenario.call.reply)

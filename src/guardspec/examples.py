@@ -45,7 +45,7 @@ def render_entry(e: Any) -> str:
     """One prompt entry as a line: ``system: <content>``, or ``<role>: <text>`` followed by
     each tool part as ``tool(<toolCallId>,<state>,<result as JSON>)``."""
     if isinstance(e, SystemMessage):
-        c = e.content if isinstance(e.content, str) else json.dumps(codec.value_to_json(e.content))
+        c = e.content if isinstance(e.content, str) else json.dumps(codec.system_to_json(e).get("content", None))
         return f"system: {c}"
     assert isinstance(e, Message)
     bits = ["".join(p.text for p in e.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))]

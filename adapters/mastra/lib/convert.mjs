@@ -321,7 +321,10 @@ export function systemFromMastra(s) {
  */
 export function promptFromMastra(prompt) {
   const out = [];
-  const callParts = new Map(); // toolCallId -> the tool-invocation part in `out`
+  // toolCallId -> the tool-invocation parts in `out`, in order: the same call id may come
+  // twice, and each result answers the first call not yet answered (else the last)
+  const callParts = new Map();
+  const answered = new Set();
   for (const m of prompt ?? []) {
     if (m.role === 'system') {
       const s = { role: 'system', content: typeof m.content === 'string' ? m.content : encodeValue(m.content) };
@@ -332,7 +335,9 @@ export function promptFromMastra(prompt) {
     if (m.role === 'tool') {
       for (const c of m.content ?? []) {
         if (c.type !== 'tool-result') continue;
-        const part = callParts.get(c.toolCallId);
+        const calls = callParts.get(c.toolCallId) ?? [];
+        const part = calls.find(x => !answered.has(x)) ?? calls[calls.length - 1];
+        if (part) answered.add(part);
         const o = c.output ?? {};
         const target = part ?? { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'result' };
         if (o.type === 'error-text' || o.type === 'error-json') {
@@ -360,7 +365,7 @@ export function promptFromMastra(prompt) {
       } else if (c.type === 'tool-call') {
         const p = { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'call' };
         putIf(p, 'args', c.input);
-        callParts.set(c.toolCallId, p);
+        callParts.set(c.toolCallId, [...(callParts.get(c.toolCallId) ?? []), p]);
         parts.push(p);
       } else if (c.type === 'tool-result') {
         const p = { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'result' };

@@ -160,6 +160,11 @@ const silentLogger = false;
 export async function runScenario(req) {
   const scenario = validateRun(req);
   if (req.mode === 'guarded') return { status: 'skipped', reason: 'mode "guarded": the guard is not part of this adapter (raw Mastra only)' };
+  if ((scenario.threads ?? []).some(t => t.id === '')) {
+    // Mastra's storage refuses to save it ("threadId must be a non-empty string"): the
+    // scenario cannot be set up (docs/mastra-measurements.md §k k25)
+    return { status: 'skipped', reason: 'a stored thread with an empty id cannot be seeded: Mastra storage refuses it' };
+  }
   const agentSpec = agentSpecOf(scenario);
   const call = callOf(scenario);
   const loop = call.loop;
