@@ -125,3 +125,73 @@ def test_k22_a_string_among_returned_messages_is_added_as_an_input_user_message(
     assert o["outcome"] == {"kind": "answered"}
     users = [(m["message"]["parts"][0]["text"], m["sources"]) for m in o["list"]["messages"] if m["message"]["role"] == "user"]
     assert users == [("hi", ["input"]), ("note-33", ["input"])]
+
+
+# -- k23-k26: seed 7102 and the open items ---------------------------------------------------------
+
+
+def _memory_call(loop, messages, thread_messages=(), processors=(), title=False, binding=("t1", "r1")):
+    sj = {"guardspec": 1, "agent": {"processors": list(processors), "memory": {"generateTitle": title}},
+          "call": {"actor": ACTOR, "loop": loop, "messages": list(messages), "memory": {"thread": binding[0], "resource": binding[1]}, "reply": "reply-0"},
+          "threads": [{"id": "t1", "resource": "r1", "messages": list(thread_messages), "title": ""}]}
+    return model_observation(sj, "raw")
+
+
+def _msg(id, role, created, parts, stored=False):
+    m = {"id": id, "role": role, "createdAt": created, "parts": parts}
+    return {**m, "threadId": "t1", "resourceId": "r1"} if stored else m
+
+
+BAD_FILE = {"type": "file", "data": 3, "mediaType": "text/plain"}
+TEXT = {"type": "text", "text": "note-09"}
+PENDING = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "partial-call", "args": {"q": "note-20"}}
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_k23_the_error_response_of_a_failed_download_is_a_message_of_its_own(loop):
+    # adapter runs (seed 7002 case 1937 reduced): thread [u0, a0 [text]], caller c1 (createdAt 0)
+    # with file data 3: stored [c1, u0, a0 [text], <new id> [error part]]
+    o = _memory_call(loop, [_msg("c1", "user", 0, [BAD_FILE])], [_msg("u0", "user", 1, [{"type": "text", "text": "note-29"}], True), _msg("a0", "assistant", 2, [TEXT], True)])
+    assert [(m["id"], len(m["parts"])) for m in o["stored"][:3]] == [("c1", 1), ("u0", 1), ("a0", 1)]
+    assert o["stored"][3]["parts"] == [{"type": "text", "text": "<mastra part error>", "createdAt": 1000}]
+
+
+@pytest.mark.parametrize("source", ["input", "response"])
+def test_k24_durable_keeps_an_assistant_messages_partial_call(source):
+    # adapter runs: a processor adds a5 [text, partial-call] as `source`: stored with both parts
+    # on durable, with the text only on generate
+    add = {"id": "p1", "steps": [{"op": "add", "entries": [_msg("a5", "assistant", 5, [TEXT, PENDING])], "source": source, "merge": False}]}
+    durable = {m["id"]: m for m in _memory_call("durable", ["hi"], processors=[add])["stored"]}
+    generate = {m["id"]: m for m in _memory_call("generate", ["hi"], processors=[add])["stored"]}
+    assert [p["type"] for p in durable["a5"]["parts"]] == ["text", "tool-invocation"]
+    assert [p["type"] for p in generate["a5"]["parts"]] == ["text"]
+
+
+@pytest.mark.parametrize(
+    "loop, binding, outcome, stored",
+    [("generate", ("", ""), "answered", 0), ("stream", ("", ""), "answered", 0), ("durable", ("", ""), "answered", 0),
+     ("generate", ("", "r1"), "failed", 0), ("stream", ("", "r1"), "failed", 0), ("durable", ("", "r1"), "answered", 0),
+     ("generate", ("t1", ""), "failed", 0), ("durable", ("t1", ""), "answered", 2)],
+)
+def test_k25_an_empty_thread_or_resource_id_is_no_id(loop, binding, outcome, stored):
+    # probe k-empty-thread-id: both empty → unbound, nothing stored; one empty → generate/stream
+    # fail ("A resourceId and a threadId must be provided when using Memory"), durable answers
+    # and saves only with a thread id (its messages without resourceId)
+    sj = {"guardspec": 1, "agent": {"processors": [], "memory": {"generateTitle": False}},
+          "call": {"actor": ACTOR, "loop": loop, "messages": ["hi"], "memory": {"thread": binding[0], "resource": binding[1]}}}
+    o = model_observation(sj, "raw")
+    assert o["outcome"]["kind"] == outcome
+    assert len(o["stored"]) == stored
+    assert all("resourceId" not in m for m in o["stored"])
+
+
+def test_k26_title_lines_of_file_only_messages_and_the_trimmed_title():
+    # adapter runs: [file, file] → "User: \nAssistant: reply-0"; [file, text] → "User: hello\n…";
+    # durable download failure of a user message with an image only → "User:" (the error part
+    # gives no line; the title is trimmed)
+    f = {"type": "file", "data": "aGk=", "mediaType": "text/plain"}
+    assert _memory_call("generate", [_msg("c00", "user", 10, [f, f])], title=True)["title"] == "User: \nAssistant: reply-0"
+    assert _memory_call("generate", [_msg("c00", "user", 10, [f, {"type": "text", "text": "hello"}])], title=True)["title"] == "User: hello\nAssistant: reply-0"
+    img = {"type": "image", "data": "note-25", "mediaType": "image/png"}
+    o = _memory_call("durable", [_msg("c00", "user", 10, [img])], title=True)
+    assert o["outcome"]["kind"] == "failed" and o["title"] == "User:"
