@@ -103,7 +103,8 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     """M12 a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
     measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
     content as it is; array content becomes the concatenation (no separator) of its text
-    parts (a getter's value, k17; null and undefined as ``""``), other part kinds ignored, and an entry without text parts is not sent; any other
+    parts (a getter's value, k17; null and undefined as ``""``; any other value that is not a
+    string throws ``TypeError: p.text?.trim is not a function``, k27), other part kinds ignored, and an entry without text parts is not sent; any other
     content (a kept stored-format message, no content, another value) is not sent.
     ``providerOptions`` are the message's own when not null, else its
     ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
@@ -118,7 +119,11 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
         parts = tuple(p for p in c if isinstance(p, TextPart))
         if not parts:
             return None
-        text = join_texts((read(p.text) for p in parts), "")
+        texts = [read(p.text) for p in parts]
+        if any(not isinstance(t, str) and t is not None and t is not UNDEFINED for t in texts):
+            # ``sanitizeV5UIMessages``: ``p.text?.trim()`` on a value that is no string (k27)
+            raise MastraError("TypeError", "p.text?.trim is not a function")
+        text = join_texts(texts, "")
     else:
         return None
     options: Any = UNDEFINED
@@ -218,6 +223,10 @@ def response_conversion_error(lst: MessageList) -> str | None:
     ``output-denied`` are converted): ``ToolInvocation must have a result: <JSON>``
     (measured: docs/mastra-measurements.md §k). None when the conversion succeeds."""
     for m in lst.view(Source.RESPONSE):
+        if m.role is not Role.ASSISTANT:
+            # a user message's tool parts are not converted (measured: a user response message
+            # holding an ``approval-requested`` call answers, k29)
+            continue
         for p in m.parts or ():
             if isinstance(p, ToolPart) and p.state in _NO_RESULT_STATES:
                 return "ToolInvocation must have a result: " + _tool_invocation_json(p)

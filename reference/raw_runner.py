@@ -16,7 +16,7 @@ from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
-from guardspec.model.processors import MISSING
+from guardspec.model.processors import MISSING, PROCESS_INPUT
 from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
@@ -216,7 +216,8 @@ def run_raw_chain(
     system: tuple[SystemMessage, ...],
 ) -> RawChain:
     """M8 Raw processor runner: RBAC, the application processors in order, the policy engine;
-    an abort or a TripWire stops the chain with a tripwire, any other throw fails it. A
+    an abort or a TripWire stops the chain with a tripwire, any other throw fails it; a
+    processor without ``processInput`` is not run (k28). A
     TripWire thrown without a processorId is reported under the workflow id
     ``<agent>-input-processor`` (mastra-facts §2.3)."""
     denial = rbac_denial(agent, actor)
@@ -227,6 +228,10 @@ def run_raw_chain(
     # The untagged system array is always the list's own (docs/mastra-measurements.md §j).
     messages_live, system_live = agent.memory is not None, True
     for proc in agent.processors:
+        if PROCESS_INPUT not in proc.hooks:
+            # Mastra's input runner calls only ``processInput``: a processor without it is
+            # passed over (its other hooks do nothing here; measured, k28)
+            continue
         if messages_live:
             received = lst.all()
         if system_live:

@@ -98,21 +98,40 @@ def _prepare(scenario: Scenario, threads: ThreadStore) -> tuple[MessageList, Thr
     return lst, threads
 
 
+def _finalise(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool) -> ThreadStore:
+    """M13 after a failed model step: the turn is saved to the bound thread, and the durable
+    finalisation still titles it (measured, docs/mastra-measurements.md §k k26, k27)."""
+    bound = _bound(scenario)
+    if not bound:
+        return threads
+    durable = scenario.call.loop is Loop.DURABLE
+    threads = finish.save(threads, *bound, lst, durable)
+    if durable and titles and scenario.agent.memory.generate_title:
+        threads = finish.entitle(threads, *bound, lst)
+    return threads
+
+
 def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None):
     """M12 then M13: the model step, saving, the title (raw only) and the result."""
     before = lst
     bound = _bound(scenario)
-    failure = download_failure(prompt(lst))
+    durable = scenario.call.loop is Loop.DURABLE
+    try:
+        failure = download_failure(prompt(lst))
+    except MastraError as e:
+        # M12: the prompt conversion throws before the model is called (k27): generate/stream
+        # reject with the error and save nothing; the durable loop saves the turn with an error
+        # response
+        if durable:
+            lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
+            threads = _finalise(scenario, lst, threads, titles)
+        return lst, None, threads, "", str(e)
     if failure is not None:
         # M12: the asset download fails before the model is called; an error part is added as
         # the response and the turn is saved (measured, docs/mastra-measurements.md §k)
         # as a message of its own: it never merges into a trailing assistant message (k23)
         lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
-        if bound:
-            threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
-            # the durable finalisation still titles the thread (measured, k26)
-            if scenario.call.loop is Loop.DURABLE and titles and scenario.agent.memory.generate_title:
-                threads = finish.entitle(threads, *bound, lst)
+        threads = _finalise(scenario, lst, threads, titles)
         err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
         return lst, None, threads, "", err
     lst, sent = model_step(lst, scenario.call.reply)
@@ -122,7 +141,10 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # the response messages; without output processors it is the model's own text (measured,
     # docs/mastra-measurements.md §j)
     text = response_text(lst) if scenario.agent.memory is not None else scenario.call.reply
-    broken = response_conversion_error(lst) if scenario.agent.memory is not None else None
+    # the durable loop reads its output text back from the response messages with or without
+    # memory (measured: no memory, a response a0 holding an approval-responded call: durable
+    # fails, generate and stream answer; k30)
+    broken = response_conversion_error(lst) if scenario.agent.memory is not None or durable else None
     if bound:
         threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)

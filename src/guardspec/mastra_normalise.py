@@ -23,7 +23,8 @@ Only what Mastra chooses by itself is normalised, never what the semantics decid
    sent to a language model: it is dropped from prompt parts.
 5. **Response metadata.** Mastra records the answering model on a response message
    (``content.metadata.modelId`` / ``.provider``): those two keys are dropped (an emptied
-   ``metadata`` with them).
+   ``metadata`` with them). A ``metadata`` that is (or is left) ``{}`` counts as none on both
+   sides (docs/protocol.md: the adapter reports ``content.metadata`` ``{}`` as none).
 
 Anything else (sources, order, parts, texts, states, titles, outcomes) is compared as is.
 """
@@ -135,7 +136,7 @@ def _message(m: Any, ids: _Ids, stamps: set[int]) -> Any:
     if gen and "createdAt" in m:
         m["createdAt"] = NOW
     md = m.get("metadata")
-    if isinstance(md, dict) and ("modelId" in md or "provider" in md):
+    if isinstance(md, dict):
         md = {k: v for k, v in md.items() if k not in ("modelId", "provider")}
         if md:
             m["metadata"] = md
