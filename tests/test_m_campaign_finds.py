@@ -195,3 +195,51 @@ def test_k26_title_lines_of_file_only_messages_and_the_trimmed_title():
     img = {"type": "image", "data": "note-25", "mediaType": "image/png"}
     o = _memory_call("durable", [_msg("c00", "user", 10, [img])], title=True)
     assert o["outcome"]["kind"] == "failed" and o["title"] == "User:"
+
+
+# -- k27-k30: seed 7103 and the last open item ----------------------------------------------------
+
+
+@pytest.mark.parametrize("loop, error, stored", [("generate", "TypeError: p.text?.trim is not a function", 0),
+                                                ("durable", "TypeError: p.text?.trim is not a function", 2)])
+def test_k27_a_kept_system_text_that_is_no_string_fails_the_prompt_conversion(loop, error, stored):
+    # adapter runs: replaceAllSystemMessages([{content: [{type: 'text', text: 1}]}]); generate
+    # saves nothing, durable saves [user, error response] and titles the thread "User: hi"
+    p = {"id": "p1", "steps": [{"op": "replaceAllSystemMessages", "entries": [{"role": "system", "content": [{"type": "text", "text": 1}]}]}]}
+    o = _memory_call(loop, ["hi"], processors=[p], title=True)
+    assert o["outcome"] == {"kind": "failed", "error": error} and o["prompts"] == []
+    assert len(o["stored"]) == stored
+    assert o["title"] == ("User: hi" if loop == "durable" else "")
+
+
+def test_k28_a_processor_without_process_input_is_not_run():
+    # seed 7103 case 1927, shrunk: `hooks: []`, it would add n1 and throw; real Mastra answers
+    p = {"id": "p1", "hooks": [], "steps": [{"op": "add", "entries": [_msg("n1", "user", 5, [TEXT])], "source": "input"}],
+         "end": {"throw": "boom"}}
+    o = _observe([p], messages=["hi"])
+    assert o["outcome"] == {"kind": "answered"}
+    assert all(m["message"]["id"] != "n1" for m in o["list"]["messages"])
+
+
+AWAITING = {"type": "tool-invocation", "toolCallId": "tc2", "toolName": "lookup", "state": "approval-requested", "args": {"q": "note-36"}}
+
+
+@pytest.mark.parametrize("role, outcome", [("user", "answered"), ("assistant", "failed")])
+def test_k29_the_read_back_converts_only_assistant_tool_parts(role, outcome):
+    # adapter runs: a processor adds n1 [approval-requested call] as a response message: as a
+    # user message the call answers, as an assistant message generate fails
+    # (AI_MessageConversionError: ToolInvocation must have a result)
+    p = {"id": "p1", "steps": [{"op": "add", "entries": [_msg("n1", role, 5, [AWAITING])], "source": "response", "merge": True}]}
+    o = _memory_call("generate", [], processors=[p])
+    assert o["outcome"]["kind"] == outcome
+
+
+@pytest.mark.parametrize("loop, outcome", [("generate", "answered"), ("stream", "answered"), ("durable", "failed")])
+def test_k30_durable_reads_its_text_back_without_memory(loop, outcome):
+    # seed 7103 case 1446 reduced: no agent memory, caller a0 [approval-responded call]
+    a0 = _msg("a0", "assistant", 2, [{"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "state": "approval-responded",
+                                      "args": {"q": "note-32"}, "approval": {"approved": False, "reason": "note-04"}}])
+    o = _observe([], loop=loop, messages=[a0])
+    assert o["outcome"]["kind"] == outcome
+    if outcome == "failed":
+        assert o["outcome"]["error"].startswith("Error: ToolInvocation must have a result: {\"state\":\"approval-responded\"")
