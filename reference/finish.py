@@ -24,6 +24,9 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
         for p in m.parts or ()
         if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL and not keep_partial) and not isinstance(p, StepStartPart)
     )
+    if not durable and any(type(p) is TextPart and p.text is None for p in parts):
+        # generate/stream save a null text as "" (measured; the durable loop keeps null, k32)
+        parts = tuple(evolve(p, text="") if type(p) is TextPart and p.text is None else p for p in parts)
     if not parts:
         return None
     return evolve(m, parts=parts, ref=0)

@@ -160,6 +160,23 @@ def _without_part_options(m: Message) -> Message:
     return evolve(m, parts=parts)
 
 
+class MessageTextError(MastraError):
+    """The prompt conversion's error at a message's text part: ``generate``/``stream`` wrap
+    it in their own error id (``AGENT_GENERATE_FAILED``/``AGENT_STREAM_FAILED``), the durable
+    loop reports it as it is (measured, k31)."""
+
+
+def _check_texts(m: Message) -> None:
+    """M12 ``sanitizeV5UIMessages`` reads every text part with ``p.text?.trim()``: a text that
+    is neither a string nor null/undefined throws ``TypeError: p.text?.trim is not a function``
+    before the model is called, whatever the message's role (measured, k31)."""
+    for p in m.parts or ():
+        if type(p) is TextPart:
+            t = read(p.text)
+            if not isinstance(t, str) and t is not None and t is not UNDEFINED:
+                raise MessageTextError("TypeError", "p.text?.trim is not a function")
+
+
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     """M12: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
     non-system message in list (createdAt) order as Mastra's prompt conversion sends it
@@ -173,6 +190,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     for m in lst.all():
         if not m.parts:
             continue
+        _check_texts(m)
         parts = _sent_parts(m)
         if not any(not isinstance(p, StepStartPart) for p in parts):
             continue

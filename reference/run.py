@@ -30,7 +30,7 @@ from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import call_options_error, caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, add_one, drain_unsaved, without_steps
-from .model_step import download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
+from .model_step import MessageTextError, download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace
@@ -125,6 +125,9 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
         if durable:
             lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
             threads = _finalise(scenario, lst, threads, titles)
+            return lst, None, threads, "", str(e)
+        if isinstance(e, MessageTextError):
+            return lst, None, threads, "", "AGENT_GENERATE_FAILED" if scenario.call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED"
         return lst, None, threads, "", str(e)
     if failure is not None:
         # M12: the asset download fails before the model is called; an error part is added as
