@@ -305,8 +305,11 @@ def differences(
     fields = compared_fields(comparison, reported)
     impl_obs = impl_obs if isinstance(impl_obs, dict) else {}
     if any(f in _ID_FIELDS for f in fields):  # only these hold ids the implementation makes up
-        a = normalised(model_obs, scenario_json, comparison.normalise)
-        b = normalised(impl_obs, scenario_json, comparison.normalise)
+        # only the compared fields are walked: generated ids are numbered in order of first
+        # appearance, so a field one side does not report (the durable loop's list) must not
+        # shift the numbering (mastra-diff seed 20261201 case 1753)
+        a = normalised({k: v for k, v in model_obs.items() if k in fields}, scenario_json, comparison.normalise)
+        b = normalised({k: v for k, v in impl_obs.items() if k in fields}, scenario_json, comparison.normalise)
     else:
         a, b = model_obs, impl_obs
     rules: _Rules | None = None
