@@ -184,3 +184,17 @@ def test_g7_a_stored_format_system_message_given_to_replace_all_in_a_step_fails_
     proc = Processor("p", steps=(ReplaceAllSystem((Message("s9", Role.SYSTEM, (TextPart("rule"),)),)),))
     obs = run(scenario(user("u1", "hi", 30), processors=(proc,)), Mode.GUARDED)
     assert obs.outcome == FAILED
+
+
+def test_g7_a_string_entry_is_added_as_a_user_message_of_the_input():
+    # messageList.add of a string: a new user message, source input (§5); read as the caller's
+    obs = _run(ArrayOf(append=("EXTRA TEXT",)))
+    assert obs.outcome == Answered()
+    assert "EXTRA TEXT" in obs.read
+    added = [lm for lm in obs.list.messages if getattr((lm.message.parts or (None,))[0], "text", None) == "EXTRA TEXT"]
+    assert len(added) == 1 and added[0].message.role is Role.USER and {s.value for s in added[0].sources} == {"input"}
+
+
+@pytest.mark.parametrize("entry", [5, UNDEFINED], ids=["number", "undefined"])
+def test_g7_a_number_or_undefined_entry_cannot_be_applied(entry):
+    assert _run(ArrayOf(append=(entry,))).outcome == FAILED

@@ -85,11 +85,14 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
     then each system-role entry adds its text as a system message (``system_entry_text``:
     nothing for an AI SDK entry) and the message sharing its id is not removed; then every
     other entry replaces the message with its id and is re-added under the source it had
-    before the processor ran (``input`` if none), merge off. Not atomic: a value that cannot be
-    applied keeps what was done before it (``CannotApply.partial``)."""
+    before the processor ran (``input`` if none), merge off. A string entry is added as
+    Mastra adds one (a new user message of the call's input); null or undefined cannot be
+    applied (reading its ``id`` throws), nor can any other value Mastra cannot add. Not
+    atomic: a value that cannot be applied keeps what was done before it
+    (``CannotApply.partial``)."""
     for e in result:
-        if not isinstance(e, (Message, SystemMessage)):
-            raise CannotApply("an entry that is not a message")
+        if e is None or e is UNDEFINED:
+            raise CannotApply("an entry that is null or undefined")
     present = {e.id for e in result if isinstance(e, Message)}
     lst = ml.remove_by_ids(lst, [m.id for m in received if m.id not in present])
     try:
@@ -97,13 +100,17 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
             if _is_system(e):
                 lst = ml.add_system(lst, system_entry_text(e))
         for e in result:
-            if not _is_system(e):
-                _check_entry(lst, e)
-                # Unlike the workflow runner (M8), even the very object the list holds is
-                # removed and re-added, as the durable runner's legacy path does; its prior
-                # sources are restored, so memory+input stays both (S3).
-                lst = ml.remove_by_ids(lst, [e.id])
-                lst = _readd(lst, e, before.get(e.id, frozenset({Source.INPUT})))
+            if _is_system(e):
+                continue
+            if not isinstance(e, Message):
+                lst = ml.add_one(lst, e, Source.INPUT, merge=False)  # a string; anything else throws
+                continue
+            _check_entry(lst, e)
+            # Unlike the workflow runner (M8), even the very object the list holds is
+            # removed and re-added, as the durable runner's legacy path does; its prior
+            # sources are restored, so memory+input stays both (S3).
+            lst = ml.remove_by_ids(lst, [e.id])
+            lst = _readd(lst, e, before.get(e.id, frozenset({Source.INPUT})))
     except MastraError as err:
         raise CannotApply(str(err), lst) from err
     except CannotApply as err:
