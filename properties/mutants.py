@@ -199,18 +199,18 @@ def _remap_moved() -> list[Patch]:
             isinstance(p, ToolPart) and p.is_client_outcome and p.created_at == clock for p in s.message.parts or ()
         )
 
-    def map_client_outputs(agent, lst, strict):
-        lst = orig(agent, lst, strict)
+    def map_guarded_outputs(agent, lst, *rest):
+        lst, remapped = orig(agent, lst, *rest)
         for s in lst.slots:
             m = s.message
             if m.role is Role.ASSISTANT and moved(s, lst.clock):
                 parts = tuple(mapping._mapped(agent, p) if isinstance(p, ToolPart) else p for p in m.parts or ())
                 if parts != m.parts:
                     lst = ml.replace_message(lst, evolve(m, parts=parts))
-        return lst
+        return lst, remapped
 
-    orig = chain.map_client_outputs
-    return [(chain, "map_client_outputs", map_client_outputs)]
+    orig = chain.map_guarded_outputs
+    return [(chain, "map_guarded_outputs", map_guarded_outputs)]
 
 
 def _saved_on_refusal(scenario, r):
@@ -260,8 +260,8 @@ def _policy_errors_ignored() -> list[Patch]:
 
 
 def _mapping_lenient() -> list[Patch]:
-    orig = chain.map_client_outputs
-    return [(chain, "map_client_outputs", lambda agent, lst, strict: orig(agent, lst, False))]
+    # raw Mastra's mapping: a mapping error is logged and the raw result sent
+    return [(chain, "map_guarded_outputs", lambda agent, lst, *rest: (mapping.map_client_outputs(agent, lst, False), ()))]
 
 
 def _history_rewrite_unread(lst, a) -> bool:
@@ -290,15 +290,15 @@ def _history_input_read_unmapped() -> list[Patch]:
     """Issue 11 hole (b), the old reading: a history id re-added under ``input`` alone is read
     as it stood before client tool mapping, while the model receives its mapped output."""
     state: dict[str, Any] = {"stored": frozenset(), "before": None}
-    orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_client_outputs, chain.read_text
+    orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_guarded_outputs, chain.read_text
 
     def guarded_chain(agent, actor, lst, stored, *a, **k):
         state["stored"] = frozenset(m.id for m in stored)
         return orig_chain(agent, actor, lst, stored, *a, **k)
 
-    def map_client_outputs(agent, lst, strict):
+    def map_guarded_outputs(agent, lst, *rest):
         state["before"] = lst
-        return orig_map(agent, lst, strict)
+        return orig_map(agent, lst, *rest)
 
     def read_text(lst, *rest):
         before = state["before"]
@@ -313,7 +313,7 @@ def _history_input_read_unmapped() -> list[Patch]:
             lst = evolve(lst, slots=slots)
         return orig_read(lst, *rest)
 
-    return [(runmod, "guarded_chain", guarded_chain), (chain, "map_client_outputs", map_client_outputs), (chain, "read_text", read_text)]
+    return [(runmod, "guarded_chain", guarded_chain), (chain, "map_guarded_outputs", map_guarded_outputs), (chain, "read_text", read_text)]
 
 
 def _audit_post(fix: Callable[[Any, Any], Any]) -> list[Patch]:

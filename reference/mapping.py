@@ -5,7 +5,7 @@ from __future__ import annotations
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Agent
-from guardspec.model.messages import Role, Source, ToolPart, ToolState
+from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
 
 from . import messagelist as ml
@@ -67,4 +67,37 @@ def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageL
     return lst
 
 
-__all__ = ["map_client_outputs", "MappingError", "UNDEFINED"]
+def map_guarded_outputs(
+    agent: Agent, lst: MessageList, recorded: frozenset[tuple[str, str, str]], added_ids: frozenset[str]
+) -> tuple[MessageList, tuple[Message, ...]]:
+    """G11 Client tool output mapping under the guard (Breakwater's client tool output
+    processor, docs/breakwater-measurements.md §10): of each assistant message in the ``input``
+    set, the result parts mapped are: every one of a message a processor added or changed
+    (its id among ``added_ids``) or of one memory does not hold; of a memory+input message only
+    the caller's outcome parts the recorder saw (``recorded``), so a stored (historical) result
+    on it is not mapped and its mapping never runs. A mapping error fails the call
+    (``MappingError``); a message moved out of the input is not walked.
+
+    Returns the list and the changed messages memory also holds, as mapped: Breakwater records
+    them again as additions, so the mapped text is read as it is sent (I4)."""
+    remapped: list[Message] = []
+    for s in lst.slots:
+        m = s.message
+        if Source.INPUT not in s.sources or m.role is not Role.ASSISTANT:
+            continue
+        whole = m.id in added_ids or Source.MEMORY not in s.sources
+        parts = tuple(
+            _mapped(agent, p)
+            if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded)
+            else p
+            for p in m.parts or ()
+        )
+        if parts != m.parts:
+            mapped = evolve(m, parts=parts)
+            lst = ml.replace_message(lst, mapped)
+            if m.id in added_ids and Source.MEMORY in s.sources:
+                remapped.append(mapped)
+    return lst, tuple(remapped)
+
+
+__all__ = ["map_client_outputs", "map_guarded_outputs", "MappingError", "UNDEFINED"]

@@ -322,7 +322,10 @@ anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
         text = _aiv5_system_text(entry.content)
         if not text:
             raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-        return SystemMessage(text, UNDEFINED, entry.provider_options, ref=entry.ref)
+        # null providerOptions do not survive the conversion (measured through Breakwater, which
+        # refuses null options it finds: docs/breakwater-measurements.md §7)
+        moved = UNDEFINED if entry.provider_options is None else entry.provider_options
+        return SystemMessage(text, UNDEFINED, moved, ref=entry.ref)
     # A DB-shaped system message is read through ``AIV4Adapter.systemToV4Core``, which needs
     # the ``content.content`` string mirror; the model's messages have none (parts only), so it
     # is refused (docs/mastra-measurements.md §j).

@@ -82,39 +82,31 @@ def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
 # -- G8 -------------------------------------------------------------------------------------------
 
 
-def _data_only(v: Any) -> bool:
-    """True when ``v`` holds no accessor anywhere (own data properties only)."""
-    if isinstance(v, Accessor):
-        return False
-    if isinstance(v, tuple):
-        return all(_data_only(x) for x in v)
-    if isinstance(v, JsObject):
-        return all(_data_only(x) for _, x in v.props)
-    return True
-
-
 def readable_system(s: SystemMessage) -> bool:
     """G8 Readable additions: a system message a processor adds or changes holds text alone
-    (a string, or plain text parts) in own data properties."""
+    (a string, or plain text parts) in own data properties. Own properties only, as
+    Breakwater's ``readSystemMessage`` checks them: a getter nested inside providerOptions is
+    read through by structuredClone, not refused (docs/breakwater-measurements.md §7); one
+    that throws fails the clone (``clonable_entry``)."""
     c = s.content
     if isinstance(c, str):
         text_ok = True
     elif isinstance(c, tuple):
         text_ok = all(
-            (isinstance(p, TextPart) and isinstance(p.text, str) and _data_only(p.provider_options))
+            (isinstance(p, TextPart) and isinstance(p.text, str) and not isinstance(p.provider_options, Accessor))
             or (
                 isinstance(p, JsObject)
                 and p.proto is None
                 and p.get("type") == "text"
                 and isinstance(p.get("text"), str)
                 and set(p.keys()) <= {"type", "text", "providerOptions"}
-                and _data_only(p)
+                and not isinstance(p.get("providerOptions"), Accessor)
             )
             for p in c
         )
     else:
         text_ok = False
-    return text_ok and _data_only(s.provider_options) and _data_only(s.experimental_provider_metadata)
+    return text_ok and not any(isinstance(v, Accessor) for v in (s.provider_options, s.experimental_provider_metadata))
 
 
 def clonable_entry(e: Message | SystemMessage) -> bool:

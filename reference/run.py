@@ -306,7 +306,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
         )
 
-    chain = guarded_chain(agent, call.actor, lst, stored, bound is not None, audit, trace)
+    chain = guarded_chain(agent, call.actor, lst, stored, bound is not None, audit, trace, not durable)
     lst = chain.list
     if chain.refusal is not None:
         # G14 Consequences: nothing G13 removed is saved or titled; the result omits it.

@@ -3,6 +3,7 @@ addition survives structuredClone."""
 
 import pytest
 
+from guardspec.model.agent import Allow
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import AddMessages, AddSystem, EditMessage, EditSystem, Processor
@@ -32,14 +33,31 @@ def _failed(obs):
         EditSystem(0, "content", obj(text="x")),
         EditSystem(0, "content", (obj("TextPart", type="text", text="x"),)),
         EditSystem(0, "content", (obj(type="image", image="x"),)),
-        EditSystem(0, "providerOptions", obj(a=Accessor("g", "v"))),
-        EditSystem(0, "experimental_providerMetadata", obj(a=Accessor("g", "v"))),
-        AddSystem(SystemMessage((TextPart("x", provider_options=obj(a=Accessor("g", "v"))),), experimental_provider_metadata=None)),
+        EditSystem(0, "providerOptions", obj(a=Accessor("g", throws=True))),
+        EditSystem(0, "experimental_providerMetadata", obj(a=obj(b=Accessor("g", throws=True)))),
+        AddSystem(SystemMessage((TextPart("x", provider_options=obj(a=Accessor("g", throws=True))),), experimental_provider_metadata=obj())),
     ],
-    ids=["number", "object", "class-instance-part", "image-part", "options-accessor", "metadata-accessor", "part-options-accessor"],
+    ids=["number", "object", "class-instance-part", "image-part", "options-throwing-getter", "metadata-throwing-getter", "part-options-throwing-getter"],
 )
 def test_g8_system_addition_must_be_text_in_data_properties(step):
     _failed(_run(step))
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        EditSystem(0, "providerOptions", obj(anthropic=obj(citations=Accessor("g", "CITED")))),
+        EditSystem(0, "experimental_providerMetadata", obj(anthropic=obj(citations=Accessor("g", "CITED")))),
+        AddSystem(SystemMessage((TextPart("x", provider_options=obj(anthropic=obj(citations=Accessor("g", "CITED")))),), experimental_provider_metadata=obj())),
+    ],
+    ids=["options", "metadata", "part-options"],
+)
+def test_g8_getter_nested_in_provider_options_is_read_through(step):
+    """Breakwater checks a system message's own fields only; structuredClone runs a nested
+    getter (docs/breakwater-measurements.md §7): no processor failure, the value is read."""
+    obs = _run(step, policies=(Allow("all"),))
+    assert isinstance(obs.outcome, Answered), obs.outcome
+    assert '"CITED"' in obs.read
 
 
 UNCLONABLE_MESSAGES = [
@@ -88,7 +106,7 @@ def test_g8_clonable_message_addition_is_accepted(metadata):
 
 def test_g8_plain_text_system_addition_with_data_options_is_accepted():
     obs = _run(
-        AddSystem(SystemMessage((TextPart("a", provider_options=obj(c="d")),), provider_options=obj(x="y"), experimental_provider_metadata=obj(m="n")))
+        AddSystem(SystemMessage((TextPart("a", provider_options=obj(c=obj(d="e"))),), provider_options=obj(x=obj(y="z")), experimental_provider_metadata=obj(m=obj(n="o"))))
     )
     assert isinstance(obs.outcome, Answered)
 

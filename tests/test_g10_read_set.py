@@ -31,8 +31,11 @@ def test_g10_unchanged_history_and_instructions_are_not_read():
 
 
 def test_g10_added_system_message_is_read_with_its_provider_options():
-    read = _read(Processor("p", steps=(AddSystem(SystemMessage("ADDED SYSTEM", provider_options=obj(x=obj(y="OPTION STRING")))),)))
-    assert "ADDED SYSTEM" in read and "OPTION STRING" in read
+    """Through Breakwater's closed table (docs/breakwater-measurements.md §7): an Anthropic
+    citation is read as JSON, an unknown namespace is not."""
+    options = obj(anthropic=obj(citations="OPTION STRING"), x=obj(y="NOT READ"))
+    read = _read(Processor("p", steps=(AddSystem(SystemMessage("ADDED SYSTEM", provider_options=options)),)))
+    assert read == 'CALLER TEXT\nADDED SYSTEM\n"OPTION STRING"'
 
 
 def test_g10_added_context_message_is_read():

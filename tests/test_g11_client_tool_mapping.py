@@ -86,3 +86,41 @@ def test_g11_memory_plus_input_copy_is_still_mapped_and_saved():
     (part,) = tool_parts(stored_message(obs, "a1"))
     assert part.state.value == "result"
     assert part.provider_metadata.get("mastra").get("modelOutput") == WANT
+
+
+# -- issue 9 point 13 (docs/breakwater-measurements.md §10) -----------------------------------------
+
+BROKEN = (ClientTool("getLocation", Mapping("text", "mapped:")), ClientTool("broken", Mapping("throws", "x")))
+
+
+def _history_with_stored_result():
+    """a1 remembered with the caller's pending call tc1 and a historical result tc9 of a tool
+    whose mapping throws."""
+    a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="OLD", name="broken"), created_at=20)
+    return stored(user("u0", "where?", 10), a1)
+
+
+def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
+    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
+    stored result tc9 is not (its throwing mapping never runs) and is sent as stored."""
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
+    obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered), obs.outcome
+    assert _sent(obs, "a1") == {"tc1": WANT, "tc9": "OLD"}
+    # the stored call takes the caller's result; the caller's part alone is read (G10)
+    assert obs.read.startswith("getLocation\n") and obs.read.endswith('\ngetLocation\nmapped:"Paris"\nthanks')
+    assert "OLD" not in obs.read and "broken" not in obs.read
+
+
+def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
+    """A processor changes remembered a1 (an addition): every result on it is mapped, and the
+    mapped message is recorded again, so the policies read the mapped text the model is sent."""
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
+    a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
+    edit = Processor("p", end=Return(ArrayOf(edits=(EditText("a1", "EDITED"),))))
+    obs = run(
+        scenario(caller, threads=stored(a1), client_tools=MAPPED, processors=(edit,), policies=(DenyPatterns("m", ('mapped:"Oslo"',)),)),
+        Mode.GUARDED,
+    )
+    assert obs.outcome == Refused("policy 'm' denied the input", "breakwater-policy-engine")
+    assert 'mapped:"Oslo"' in obs.read and '\nOslo\n' in obs.read

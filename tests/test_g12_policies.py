@@ -57,34 +57,94 @@ def test_g12_non_string_text_is_not_classified():
     assert obs.prompts == ()
 
 
-def test_g12_tool_args_result_error_and_approval_reason_are_read_as_json():
+def test_g12_tool_parts_read_as_tool_name_and_json_args_then_their_output():
+    """docs/breakwater-measurements.md §9: each tool part reads its call (tool name, JSON args),
+    then its outcome (tool name, output): a result as JSON, an error's text and a denial's
+    reason unquoted; an approval-responded reason is not read; a pending call reads its call."""
     caller = assistant(
         "a1",
         tool("tc1", "result", result=obj(city="Paris"), args=obj(q="ARGS")),
         tool("tc2", "output-error", error_text="ERRTEXT"),
         tool("tc3", "output-denied", approval=obj(approved=False, reason="REASONTEXT")),
+        tool("tc4", "approval-responded", approval=obj(approved=True, reason="UNREAD REASON")),
+        tool("tc5", "call", args="STRING ARGS"),
         created_at=10,
     )
     read = _run(caller).read
-    for piece in ('{"q":"ARGS"}', '{"city":"Paris"}', '"ERRTEXT"', '"REASONTEXT"'):
-        assert piece in read
+    # conftest.tool names every tool "getLocation"; the calls come first, then the outcomes
+    assert read == "\n".join(
+        [
+            "getLocation", '{"q":"ARGS"}', "getLocation", "getLocation", "getLocation", "getLocation", "STRING ARGS",
+            "getLocation", '{"city":"Paris"}', "getLocation", "ERRTEXT", "getLocation", "REASONTEXT",
+        ]
+    )
 
 
-def test_g12_file_and_image_parts_read_media_type_and_text_data():
-    caller = Message("u1", Role.USER, (FilePart("FILE DATA", "text/plain"), ImagePart(obj(bytes=(1, 2)), "image/png")), 10)
-    read = _run(caller).read
-    assert "text/plain" in read and "FILE DATA" in read and "image/png" in read
+def test_g12_denial_without_reason_reads_mastras_text_and_an_empty_reason_reads_nothing():
+    no_reason = _run(assistant("a1", tool("tc3", "output-denied", approval=obj(approved=False)), created_at=10)).read
+    empty = _run(assistant("a1", tool("tc3", "output-denied", approval=obj(approved=False, reason="")), created_at=10)).read
+    assert no_reason == "getLocation\ngetLocation\nTool call was not approved by the user"
+    assert empty == "getLocation\ngetLocation"
 
 
-def test_g12_system_message_strings_in_provider_options_are_read():
+def test_g12_user_message_tool_and_reasoning_parts_are_not_read():
+    from guardspec.model.messages import ReasoningPart
+
+    caller = Message("u1", Role.USER, (TextPart("SAID"), ReasoningPart("THOUGHT"), tool("tc1", "result", result="R")), 10)
+    assert _run(caller).read == "SAID"
+
+
+def test_g12_text_file_data_is_read_as_base64_and_other_media_as_their_type():
+    """§8: ``text/*`` data is decoded from base64 (``-`` read as ``+``); an image's data is
+    never read, only its media type."""
+    caller = Message("u1", Role.USER, (FilePart("RklMRSBEQVRB", "text/plain"), ImagePart("aGk=", "image/png")), 10)
+    assert _run(caller).read == "text/plain\nFILE DATA\nimage/png"
+    dashed = Message("u1", Role.USER, (FilePart("Pz8-", "TEXT/markdown"),), 10)
+    assert _run(dashed).read == "TEXT/markdown\n??>"
+
+
+def test_g12_text_file_data_not_base64_or_not_a_string_is_not_classified():
+    for data in ("not!base64", "abcde", obj(bytes=(1, 2)), 7):
+        obs = _run(Message("u1", Role.USER, (FilePart(data, "text/plain"),), 10))
+        assert obs.outcome == Refused("input message content is not classified", POLICY), data
+        assert obs.read is None
+
+
+def test_g12_system_message_provider_options_are_read_through_the_closed_table():
+    """§7: anthropic.citations and openrouter.reasoning_details are read (as JSON, opaque keys
+    left out), other namespaces and keys are not."""
     sysmsg = SystemMessage(
-        (TextPart("SYS PART", provider_options=obj(a="PART OPTION")),),
-        provider_options=obj(b=("MSG OPTION",)),
-        experimental_provider_metadata=obj(c=obj(d="META STRING")),
+        (TextPart("SYS "), TextPart("PART", provider_options=obj(openrouter=obj(reasoning_details=(obj(text="PART OPTION", signature="S"),))))),
+        provider_options=obj(anthropic=obj(citations=obj(cited="MSG OPTION", encrypted_index="E"), cacheControl=obj(type="IGNORED"))),
+        experimental_provider_metadata=obj(acme=obj(d="IGNORED TOO")),
     )
     read = _run(user("u1", "hi", 10), procs=(Processor("p", steps=(AddSystem(sysmsg),)),)).read
-    for piece in ("SYS PART", "PART OPTION", "MSG OPTION", "META STRING"):
-        assert piece in read
+    assert read == 'hi\nSYS PART\n{"cited":"MSG OPTION"}\n[{"text":"PART OPTION"}]'
+
+
+def test_g12_refused_or_malformed_provider_options_are_not_classified():
+    for options in (
+        obj(openaiCompatible=obj()),
+        obj(anthropic=obj(title="T")),
+        obj(anthropic=obj(context="C")),
+        obj(openrouter=obj(filename="F")),
+        obj(openrouter=obj(annotations=())),
+        obj(note="a namespace that is not an object"),
+        obj(acme=None),
+        "options that are not an object",
+    ):
+        sysmsg = SystemMessage("SYS", experimental_provider_metadata=options)
+        obs = _run(user("u1", "hi", 10), procs=(Processor("p", steps=(AddSystem(sysmsg),)),))
+        assert obs.outcome == Refused("input message content is not classified", POLICY), options
+        (e,) = events(obs, "agent.input.policy")
+        assert (e.decision, e.reason, e.detail) == ("error", "input message content is not classified", None)
+
+
+def test_g12_tool_provider_metadata_is_read_with_the_call_and_with_its_result():
+    part = tool("tc1", "result", result="R", provider_metadata=obj(anthropic=obj(citations="CITED"), mastra=obj(x=1)))
+    assert _run(assistant("a1", part, created_at=10)).read == 'getLocation\n"CITED"\ngetLocation\nR\n"CITED"'
+    bad = tool("tc1", "call", provider_metadata=obj(mastra="not an object"))
+    assert _run(assistant("a1", bad, created_at=10)).outcome == Refused("input message content is not classified", POLICY)
 
 
 def test_g12_allowed_event_has_no_reason_and_lists_the_policies_evaluated():

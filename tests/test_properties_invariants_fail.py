@@ -54,7 +54,7 @@ def test_g13_flags_input_left_on_the_list():
 
 
 def test_i4_flags_unread_prompt_entries():
-    sysmsg = SystemMessage("You are a guarded agent.", obj(note="note-05"))
+    sysmsg = SystemMessage("You are a guarded agent.", obj(anthropic=obj(citations="note-05")))  # content options only (§7)
     obs = Observation(Answered(), prompts=((sysmsg, U0, evolve(C1, parts=(TextPart("note-07"),))),), read="")
     v = inv.nothing_reaches_model_unread(scenario(), obs, "")
     assert len(v) == 2  # the edited system message and the unread caller part; u0 is stored

@@ -61,7 +61,8 @@ def test_i4_a_text_counts_as_read_raw_or_inside_json():
 # -- hole (a): a system message split over two text parts -------------------------------------
 
 
-SPLIT = SystemMessage((TextPart("FORB"), TextPart("IDDEN")), UNDEFINED, None)
+# an object (not null) experimental_providerMetadata keeps the parts; null is not classified (§7)
+SPLIT = SystemMessage((TextPart("FORB"), TextPart("IDDEN")), UNDEFINED, obj())
 
 
 def _split_scenario(step=AddSystem(SPLIT, None)):

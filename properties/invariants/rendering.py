@@ -8,16 +8,17 @@ Each prompt entry is rendered as the model receives it, as a list of texts:
   text parts reaches the model as the parts' texts concatenated with nothing between them
   (measured on @mastra/core 1.71.0 through adapters/mastra: a system message stored with content
   ``[{text:'FORB'}, {text:'IDDEN'}]`` reaches the model as ``"FORBIDDEN"``). After it, every
-  string inside its providerOptions and experimental_providerMetadata (the message's and each
-  part's): they travel with the message to the provider (G10 reads a system message "with its
-  provider options");
+  string its providerOptions and experimental_providerMetadata (the message's and each part's)
+  carry to the provider as content: Anthropic citations and OpenRouter reasoning details (G10
+  reads a system message "with its provider options"; other options configure the provider);
 - a text or reasoning part: its text;
 - a tool part (M12: only ``result``, ``output-error`` and ``output-denied`` are sent): its args
   as JSON text, and what it sends as output: the cached mapped output where there is one (M11),
   else its result; a text output ``{type: 'text', value}`` is the text ``value``; an
   ``output-denied`` call sends the approval's reason, or Mastra's fixed text; an ``output-error``
   call sends its error text;
-- a file or image part: its data, when that is a string.
+- a file or image part of a ``text/*`` media type: its data, when that is a string (an image's
+  bytes are not text).
 
 A rendering is *read* when each of its texts occurs in the policies' read: a string either as it
 is or as it stands inside JSON text (quotes and backslashes escaped), any other value as its
@@ -33,7 +34,7 @@ from typing import Any
 from attrs import frozen
 
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, SystemMessage, TextPart, ToolPart, ToolState
-from guardspec.model.values import UNDEFINED, JsObject, clonable, strings_inside, to_json_text
+from guardspec.model.values import UNDEFINED, JsObject, clonable, to_json_text
 
 # M12: what Mastra's prompt conversion sends for an ``output-denied`` call with no reason.
 DENIAL_TEXT = "Tool call was not approved by the user"
@@ -95,7 +96,10 @@ def part_texts(p: Any) -> list[Text]:
             return out + ([Text(p.error_text)] if p.error_text is not UNDEFINED else [])
         return out + _output_texts(sent_output(p) if p.state in SENT_STATES else p.result)
     if isinstance(p, (FilePart, ImagePart)):
-        return [Text(p.data, data=True)] if isinstance(p.data, str) else []
+        # only text media reach the model as text; an image's bytes are not text to read
+        # (Breakwater reads text/* data only, docs/breakwater-measurements.md §8)
+        text_media = isinstance(p.media_type, str) and p.media_type.lower().startswith("text/")
+        return [Text(p.data, data=True)] if text_media and isinstance(p.data, str) else []
     raise Unrenderable(f"part {p!r}")
 
 
@@ -120,10 +124,39 @@ def system_texts(s: SystemMessage) -> list[Text]:
     """A system message as sent: its content as one text, then the strings of its provider
     options and metadata, the message's and each part's."""
     parts = s.content if isinstance(s.content, tuple) else ()
-    extra = [x for v in (s.provider_options, s.experimental_provider_metadata) for x in strings_inside(v)]
+    extra = [x for v in (s.provider_options, s.experimental_provider_metadata) for x in content_option_strings(v)]
     for p in parts:
-        extra += strings_inside(p.provider_options if isinstance(p, TextPart) else p.get("providerOptions") if isinstance(p, JsObject) else UNDEFINED)
+        extra += content_option_strings(p.provider_options if isinstance(p, TextPart) else p.get("providerOptions") if isinstance(p, JsObject) else UNDEFINED)
     return [Text(system_text(s))] + [Text(x) for x in extra]
+
+
+# The provider options that carry content to a provider: Anthropic citations and OpenRouter
+# reasoning details, less their opaque tokens (docs/breakwater-measurements.md §7). Other
+# namespaces and keys configure a provider and carry no prompt text.
+CONTENT_OPTIONS = {"anthropic": ("citations", ("encrypted_index",)), "openrouter": ("reasoning_details", ("data", "signature", "id"))}
+
+
+def content_option_strings(options: Any) -> list[str]:
+    """The strings a system message's provider options carry to the provider as content."""
+    out: list[str] = []
+
+    def walk(v: Any, opaque: tuple) -> None:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, tuple):
+            for x in v:
+                walk(x, opaque)
+        elif isinstance(v, JsObject):
+            for k, x in v.props:
+                if k not in opaque:
+                    walk(x, opaque)
+
+    if isinstance(options, JsObject):
+        for namespace, (key, opaque) in CONTENT_OPTIONS.items():
+            entries = options.get(namespace)
+            if isinstance(entries, JsObject):
+                walk(entries.get(key), opaque)
+    return out
 
 
 def entry_texts(e: Any) -> list[Text]:
@@ -136,8 +169,11 @@ def entry_texts(e: Any) -> list[Text]:
 
 
 def _decoded(data: str) -> str | None:
+    """Text data as it is decoded from base64 (``-``/``_`` read as ``+``/``/``, padding
+    optional, bad UTF-8 replaced)."""
+    s = "".join(data.replace("-", "+").replace("_", "/").split())
     try:
-        return base64.b64decode(data, validate=True).decode("utf-8")
+        return base64.b64decode(s + "=" * (-len(s) % 4), validate=True).decode("utf-8", errors="replace")
     except (binascii.Error, ValueError):
         return None
 

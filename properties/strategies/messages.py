@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from attrs import evolve
@@ -22,7 +23,7 @@ from guardspec.model.messages import (
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
 
 from .swarms import ASSET_URLS, DEFAULT, Swarm, TOOLS
-from .values import data_values, js_values, notes, texts
+from .values import data_values, js_values, notes, provider_options, texts
 
 
 TOOL_STATES = tuple(ToolState)
@@ -59,11 +60,20 @@ def parts(draw, swarm: Swarm = DEFAULT):
         opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, UNDEFINED, "opts"]))
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
         # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
-        given = {"opts": lambda: obj(note=draw(texts(swarm))), "null": lambda: None, "scalar": lambda: draw(st.sampled_from([3, "note-7"]))}
+        note = (lambda: draw(provider_options(swarm))) if swarm.breakwater_shapes else (lambda: obj(note=draw(texts(swarm))))
+        given = {"opts": note, "null": lambda: None, "scalar": lambda: draw(st.sampled_from([3, "note-7"]))}
         return TextPart(text, given[opts]() if opts in given else UNDEFINED)
     url = swarm.asset_urls and draw(st.booleans())  # data naming a URL (the input-assets gate)
-    if kind == "file":
+    if kind == "file" and (url or not swarm.breakwater_shapes):
         return FilePart(draw(st.sampled_from(ASSET_URLS) if url else st.one_of(texts(swarm), data_values(swarm))), "text/plain")
+    if kind == "file":
+        # text/* data is read as base64 (docs/breakwater-measurements.md §8): the base64 of a
+        # text (the marker included), a token that is not base64, or any other value
+        # (not classified, which stops the call before anything else is observed, kept rare)
+        encoded = texts(swarm).map(lambda t: base64.b64encode(t.encode()).decode())
+        k = draw(st.integers(0, 11))
+        data = draw(st.just("not!base64") if k == 0 else data_values(swarm) if k == 1 else texts(swarm) if k <= 5 else encoded)
+        return FilePart(data, draw(st.sampled_from(["text/plain", "text/plain", "text/markdown"])))
     if kind == "image":
         return ImagePart(draw(st.sampled_from(ASSET_URLS) if url else notes), "image/png")
     if kind == "reasoning":
@@ -118,11 +128,17 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
         content = draw(st.sampled_from([3, obj(note="note-8")]))
     else:
         content = (JsObject((("type", "text"), ("text", Accessor("get-t", text))), None),)
-    opts = draw(st.one_of(st.just(UNDEFINED), st.builds(lambda t: obj(note=t), texts(swarm))))
+    if swarm.breakwater_shapes:
+        opts = draw(st.one_of(st.just(UNDEFINED), provider_options(swarm)))
+    else:
+        opts = draw(st.one_of(st.just(UNDEFINED), st.builds(lambda t: obj(note=t), texts(swarm))))
     if swarm.weird_values and draw(st.integers(0, 4)) == 0:
         opts = draw(js_values)
     # an experimental_providerMetadata key (even null) keeps array content as given (M6 v4 path)
-    meta = None if isinstance(content, tuple) and draw(st.booleans()) else UNDEFINED
+    if swarm.breakwater_shapes:  # null, which Breakwater refuses as not classified, or an object
+        meta = draw(st.sampled_from([None, obj(), obj(), UNDEFINED, UNDEFINED])) if isinstance(content, tuple) else UNDEFINED
+    else:
+        meta = None if isinstance(content, tuple) and draw(st.booleans()) else UNDEFINED
     return SystemMessage(content, opts, meta)
 
 

@@ -37,7 +37,7 @@ from guardspec.model.values import UNDEFINED, obj
 from .messages import entries, messages, system_messages
 from .swarms import DEFAULT, Swarm
 from .threads import Fixture, folded, user
-from .values import js_values, texts
+from .values import js_values, provider_options, texts
 
 
 @st.composite
@@ -65,7 +65,8 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         return (ClearInput(),)
     if kind == "edit_system":
         f = draw(st.sampled_from(["content", "providerOptions", "providerOptions", "experimental_providerMetadata"]))
-        value = draw(texts(swarm)) if f == "content" else draw(st.builds(lambda t: obj(note=t), texts(swarm)))
+        options = provider_options(swarm) if swarm.breakwater_shapes else st.builds(lambda t: obj(note=t), texts(swarm))
+        value = draw(texts(swarm)) if f == "content" else draw(options)
         if swarm.weird_values and draw(st.integers(0, 3)) == 0:
             value = draw(js_values)
         return (EditSystem(draw(st.sampled_from([0, 0, 0, 1])), f, value),)

@@ -63,6 +63,10 @@ class Swarm:
     return_weight: int = 5  # how much likelier a processor returns than ends otherwise
     odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
+    # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
+    # namespaces of its closed table, text/* file data valid and invalid base64; on in CALLER (off
+    # elsewhere, so that the campaigns, real Mastra's CI share included, draw what they drew)
+    breakwater_shapes: bool = False
 
 
 DEFAULT = Swarm()
@@ -99,6 +103,7 @@ def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
         identity_rate=base.identity_rate,
         min_processors=base.min_processors,
         min_steps=base.min_steps,
+        breakwater_shapes=base.breakwater_shapes,
     )
 
 
@@ -184,7 +189,7 @@ CARRIER = Swarm(
 or moved (S3, S6: I8, I10, G11)."""
 
 
-CALLER = Swarm(context=True, marker_rate=0.5)
+CALLER = Swarm(context=True, marker_rate=0.5, breakwater_shapes=True)
 
 REREAD = Swarm(
     steps=frozenset({"readd_result"}),

@@ -54,3 +54,27 @@ plain_values = st.one_of(notes, st.builds(lambda t: obj(answer=t), notes), st.in
 
 def data_values(swarm: Swarm) -> st.SearchStrategy:
     return st.one_of(plain_values, js_values) if swarm.weird_values else plain_values
+
+
+def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
+    """Provider options across namespaces (docs/breakwater-measurements.md §7): the two keys
+    Breakwater reads (Anthropic citations, OpenRouter reasoning details), options it ignores (a
+    known namespace's other key, an unknown namespace), and shapes it refuses as not
+    classified (a namespace that is not an object, a refused namespace or key)."""
+    t = texts(swarm)
+    read = st.one_of(
+        st.builds(lambda x: obj(anthropic=obj(citations=(obj(cited_text=x, encrypted_index="opaque"),))), t),
+        st.builds(lambda x: obj(openrouter=obj(reasoning_details=(obj(type="reasoning.text", text=x, signature="sig"),))), t),
+    )
+    ignored = st.one_of(
+        st.builds(lambda x: obj(anthropic=obj(cacheControl=obj(type=x))), t),
+        st.builds(lambda x: obj(acme=obj(hint=x)), t),
+    )
+    refused = st.one_of(
+        st.builds(lambda x: obj(note=x), t),
+        st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
+        st.builds(lambda x: obj(anthropic=obj(title=x)), t),
+        st.builds(lambda x: obj(openrouter=obj(annotations=(x,))), t),
+    )
+    # refused shapes stop the call before anything else is observed: keep them rare
+    return st.integers(0, 9).flatmap(lambda k: refused if k == 0 else ignored if k <= 3 else read)

@@ -71,7 +71,8 @@ def processor(ch: Choices, k: int) -> Processor:
         elif o is Op.ADD_SYSTEM and ch.orole[k][j]:
             # an experimental_providerMetadata key keeps the parts as given (M6 v4 path)
             parts = tuple(TextPart(x) for x in split_parts(sc.op_label(k, j), ch.omark[k][j]))
-            steps.append(AddSystem(SystemMessage(parts, UNDEFINED, None)))
+            # (an object, not null: Breakwater refuses null options, docs/breakwater-measurements.md §7)
+            steps.append(AddSystem(SystemMessage(parts, UNDEFINED, obj())))
         elif o is Op.ADD_SYSTEM:
             steps.append(AddSystem(SystemMessage(text)))
         elif o is Op.EDIT:
@@ -79,7 +80,8 @@ def processor(ch: Choices, k: int) -> Processor:
         elif o is Op.CLEAR_INPUT:
             steps.append(ClearInput())
         elif o is Op.EDIT_SYSTEM:
-            steps.append(EditSystem(0, "providerOptions", obj(note=text)))
+            # a provider option Breakwater reads (an Anthropic citation, §7)
+            steps.append(EditSystem(0, "providerOptions", obj(anthropic=obj(citations=text))))
         elif o is Op.MOVE:
             # the message out, and a literal copy of it back under a source: the carrier as
             # memory loaded it (with the caller's result), stored history as stored, a caller

@@ -144,9 +144,12 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     items_read: list[ReadItem] = []
     # the mutant reads a history id that stands under input alone as it was before mapping
     unmapped = [L.and_(sw.g10_history_input_unmapped, ls.only_input(mapped.slots[s]), fin.is_stored(ch, s)) for s in range(N)]
+    # G10 caller messages (docs/breakwater-measurements.md §9): on generate/stream the policy
+    # engine receives every message on the list, on durable the input view
+    whole_list = L.not_(L.eq(ch.loop, LoopC.DURABLE))
     for s, slot in enumerate(mapped.slots):
         slot = ls.ite_slot(unmapped[s], lst.slots[s], slot)
-        caller = L.and_(slot.present, slot.inp, L.not_(slot.mem))
+        caller = L.and_(slot.present, L.or_(slot.inp, whole_list), L.not_(slot.mem))
         both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED)))
         # beyond SPEC (reference/guard/readset.py): every message still identical to a context
         # message the caller passed (the very object, a returned copy, or moved unchanged under
@@ -157,8 +160,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool))
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
-        whole = L.and_(f.present, L.or_(L.and_(f.inp, L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
-        already = L.and_(L.not_(moved), whole, ls.same_content(f.c, a.c))
+        whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
+        already = L.and_(whole, ls.same_content(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
         items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool))

@@ -76,13 +76,23 @@ def _system_index(sc: Scope, s: SystemMessage) -> int:
 
 
 def _options(systems: Any) -> Any:
-    """The label of the instructions' providerOptions note (EDIT_SYSTEM), or None."""
+    """The label of the instructions' providerOptions citation (EDIT_SYSTEM), or None."""
     for s in systems:
         po = s.provider_options
-        if isinstance(po, JsObject) and isinstance(po.get("note"), str):
-            g = TXT.match(po.get("note"))
-            return (int(g.group(1)) if g else -99, MARKER in po.get("note"))
+        ns = po.get("anthropic") if isinstance(po, JsObject) else None
+        note = ns.get("citations") if isinstance(ns, JsObject) else None
+        if isinstance(note, str):
+            g = TXT.match(note)
+            return (int(g.group(1)) if g else -99, MARKER in note)
     return None
+
+
+def _raw_result_read(read: str, guarded: bool) -> bool:
+    """The raw (unmapped) tool result text is in the read."""
+    raw = ("res-clean", f"res {MARKER}")
+    if guarded:
+        return any(line in raw for line in read.split("\n"))
+    return any(f'"{r}"' in read for r in raw)
 
 
 def of_run(sc: Scope, ex: Any) -> dict:
@@ -163,7 +173,9 @@ def of_run(sc: Scope, ex: Any) -> dict:
         read = read or ""
         out["read"] = (
             tuple(l for l in sc.labels if f"txt{l:03d}" in read),
-            '"res-clean"' in read or f'"res {MARKER}"' in read,
+            # a string result: JSON text in raw mode's naive reading, unquoted on its own line
+            # under the guard (docs/breakwater-measurements.md §9)
+            _raw_result_read(read, ex.mode.value == "guarded"),
             "mapped:" in read,
         )
     return out

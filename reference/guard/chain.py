@@ -13,7 +13,7 @@ from guardspec.model.observation import AuditEvent
 
 from .. import preparation
 from ..invocation import Aborts, Returns, Throws, TripWires, invoke
-from ..mapping import MappingError, map_client_outputs
+from ..mapping import MappingError, map_guarded_outputs
 from ..messagelist import MessageList, sources_by_id
 from ..policies import PolicyAllowed, PolicyDenied, PolicyFailed, evaluate, request_actor
 from ..reading import NotClassified, fingerprint
@@ -89,12 +89,15 @@ def guarded_chain(
     bound: bool,
     audit: list[AuditEvent],
     trace: Trace | None = None,
+    whole_list: bool = True,
 ) -> GuardedChain:
     """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
     processor once on the whole list (G5) with its outcome classified (G6), the input-assets
     gate (Breakwater's ``breakwater-input-assets``, docs/breakwater-measurements.md §4), mapping
     (G11) with its own asset check, policies (G12). The first refusal stops it; nothing later
-    runs. Each refusal removes what G13 names before it stops the call."""
+    runs. Each refusal removes what G13 names before it stops the call. ``whole_list``: the
+    policy engine receives every message on the list (generate/stream), not the input view
+    (durable) (G10)."""
     record: list[Addition] = []
 
     def stop(
@@ -161,9 +164,11 @@ def guarded_chain(
         trace.stage("input-assets gate", lst)
 
     try:
-        lst = map_client_outputs(agent, lst, strict=True)
+        added_ids = frozenset(a.entry.id for a in record if isinstance(a.entry, Message))
+        lst, remapped = map_guarded_outputs(agent, lst, recorded, added_ids)
     except MappingError:
         return fail(lst, MAPPER, None, all_carriers)
+    record.extend(Addition(m, MAPPER) for m in remapped)
     denial = tool_output_asset_denial(agent, lst)
     if denial is not None:
         audit.append(event(agent, actor, denial.action, denial.decision, denial.reason))
@@ -172,7 +177,7 @@ def guarded_chain(
         trace.stage("client tool output mapping", lst)
 
     try:
-        text = read_text(lst, recorded, record, call_context)
+        text = read_text(lst, recorded, record, call_context, whole_list)
     except NotClassified:
         audit.append(event(agent, actor, "agent.input.policy", "error", "input message content is not classified"))
         return stop(lst, "input message content is not classified", POLICY_ENGINE, None, all_carriers)

@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from guardspec.model.fast import evolve
 
 from guardspec.model.messages import Message, Source, ToolPart
+from guardspec.model.values import UNDEFINED
 
 from ..messagelist import MessageList
-from ..reading import entry_texts, fingerprint, message_texts
+from ..prompt_values import entry_text, prompt_text
+from ..reading import fingerprint
 from .changes import Addition
+
+
+def caller_messages(
+    lst: MessageList, recorded: frozenset[tuple[str, str, str]], whole_list: bool = True
+) -> list[Message]:
+    """G10 Caller messages (Breakwater's ``callerMessages``, docs/breakwater-measurements.md
+    §9): of the messages the policy engine receives, in list order, each one memory does not
+    hold, whole; of one memory holds that is also input, only the client tool outcome parts the
+    recorder saw (none: not read); a remembered message that is not input is not read. On
+    generate/stream the engine receives every message on the list (``whole_list``: Mastra's
+    processor workflow hands a step the list's ``get.all.db()``), so a context message a
+    processor adds is the caller's; on the durable loop it receives the input view."""
+    out: list[Message] = []
+    for s in lst.slots:
+        if not whole_list and Source.INPUT not in s.sources:
+            continue
+        m = s.message
+        if Source.MEMORY not in s.sources:
+            out.append(m)
+        elif Source.INPUT in s.sources:
+            seen = tuple(
+                p
+                for p in m.parts or ()
+                if isinstance(p, ToolPart) and (m.id, p.tool_call_id, p.state.value) in recorded
+            )
+            if seen:
+                out.append(evolve(m, parts=seen, metadata=UNDEFINED))
+    return out
 
 
 def read_text(
@@ -16,41 +46,31 @@ def read_text(
     recorded: frozenset[tuple[str, str, str]],
     record: list[Addition],
     call_context: frozenset[tuple] = frozenset(),
+    whole_list: bool = True,
 ) -> str:
-    """G10: the caller messages (every input message memory does not hold, whole; of a
-    memory+input message only the client tool outcome parts the recorder saw; the call's own
-    context messages, whole), then every
-    recorded addition not already read there with the same fingerprint, moved remembered
-    caller-outcome messages read whole. G12: caller text first, additions after it, joined by
-    newlines. Raises ``NotClassified`` for content that cannot be read as text."""
-    texts: list[str] = []
-    read_whole: set[tuple] = set()
-    for s in lst.slots:
-        if Source.INPUT not in s.sources:
-            continue
-        m = s.message
-        if Source.MEMORY not in s.sources:
-            texts.extend(message_texts(m))
-            read_whole.add(fingerprint(m))
-        else:
-            mid = m.id
-
-            def seen(p: Any, mid: str = mid) -> bool:
-                return isinstance(p, ToolPart) and (mid, p.tool_call_id, p.state.value) in recorded
-
-            texts.extend(message_texts(m, only=seen))
+    """G10: the caller messages (``caller_messages``; the call's own context messages too,
+    whole), then every recorded addition (moved remembered caller-outcome messages included,
+    read whole) not already read among them with the same fingerprint
+    (Breakwater's ``additionsToRead``). G12: caller text first (one prompt,
+    ``prompt_text``), additions after it (each on its own, ``entry_text``), joined by
+    newlines, empty texts left out. Raises ``NotClassified`` for content that cannot be read
+    as text."""
+    callers = caller_messages(lst, recorded, whole_list)
     # Beyond SPEC: the call's own context messages (``options.context``; ``call_context``
     # holds their fingerprints) are the caller's too and reach the prompt; G10 is silent on
     # them, I4 demands they be read, so every message still identical to one of them (the very
     # object, a copy a processor returned, or one it moved under another source unchanged) is
     # read whole after the input. A context message a processor changes is an addition, read
     # below.
+    read_whole = {fingerprint(m) for m in callers}
     for s in lst.slots:
-        if fingerprint(s.message) in call_context:
-            texts.extend(message_texts(s.message))
-            read_whole.add(fingerprint(s.message))
+        fp = fingerprint(s.message)
+        if fp in call_context and fp not in read_whole:
+            callers.append(s.message)
+            read_whole.add(fp)
+    texts = [prompt_text(callers)]
     for a in record:
-        if not a.moved and isinstance(a.entry, Message) and fingerprint(a.entry) in read_whole:
+        if isinstance(a.entry, Message) and fingerprint(a.entry) in read_whole:
             continue
-        texts.extend(entry_texts(a.entry))
-    return "\n".join(texts)
+        texts.append(entry_text(a.entry))
+    return "\n".join(t for t in texts if t)
