@@ -64,8 +64,9 @@ class Swarm:
     odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
     # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
-    # namespaces of its closed table, text/* file data valid and invalid base64; on in CALLER (off
-    # elsewhere, so that the campaigns, real Mastra's CI share included, draw what they drew)
+    # namespaces of its closed table, text/* file data valid and invalid base64; on in CALLER and
+    # the battery's SYSTEM (off elsewhere, so that the campaigns, real Mastra's CI share included,
+    # draw what they drew)
     breakwater_shapes: bool = False
 
 
@@ -228,7 +229,10 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     """The strategies ``kill`` and ``explore`` run, in order: random swarms first, then each
     aimed swarm as it stands (not re-drawn, so its features stay together)."""
     out: list[tuple[str, st.SearchStrategy]] = [("mixed", mixed_swarms(max_calls))]
-    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", SYSTEM), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD)):
+    # the aimed system swarm here draws Breakwater's provider option shapes (the campaigns' mix
+    # keeps SYSTEM without them: see ``Swarm.breakwater_shapes``)
+    system = evolve(SYSTEM, breakwater_shapes=True)
+    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", system), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD)):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
 
