@@ -87,7 +87,7 @@ def test_a_stored_result_re_added_under_input_is_sent_and_read_mapped():
     tool = next(p for p in m1.parts if isinstance(p, ToolPart))
     # the prompt carries the output the model receives: the mapping's text output
     assert tool.tool_call_id == "old1" and tool.result == obj(type="text", value='mapped:"res-clean"')
-    assert r'mapped:\"res-clean\"' in ex.read  # the mapped text (here inside the output's JSON text)
+    assert '\nloc\nmapped:"res-clean"' in ex.read  # the tool name, then the mapped text as it is (docs/breakwater-measurements.md §9)
     enc = of_encoding(encode(BY_HAND, "guarded"))
     assert dict(enc["prompt"][0])[1][3] == Tool.CACHED
     assert enc["read"][2] is True  # the mapped output was read
