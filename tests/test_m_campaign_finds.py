@@ -243,3 +243,39 @@ def test_k30_durable_reads_its_text_back_without_memory(loop, outcome):
     assert o["outcome"]["kind"] == outcome
     if outcome == "failed":
         assert o["outcome"]["error"].startswith("Error: ToolInvocation must have a result: {\"state\":\"approval-responded\"")
+
+
+# -- k31-k32: mastra-diff seed 20261201 ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("loop, error", [("generate", "AGENT_GENERATE_FAILED"), ("stream", "AGENT_STREAM_FAILED"),
+                                         ("durable", "TypeError: p.text?.trim is not a function")])
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_k31_a_message_text_that_is_no_string_fails_the_prompt_conversion(loop, error, role):
+    # adapter runs (seed 20261201 case 512, shrunk: a caller message with text {}): text 1, {},
+    # true, ['a'] fail on every loop; generate/stream report their own id
+    msgs = [_msg("c00", role, 0, [{"type": "text", "text": 1}])]
+    o = _memory_call(loop, msgs if role == "user" else ["hi", *msgs, "more"])
+    assert o["outcome"] == {"kind": "failed", "error": error} and o["prompts"] == []
+
+
+@pytest.mark.parametrize("loop, saved", [("generate", ""), ("stream", ""), ("durable", None)])
+def test_k32_a_null_text_is_saved_as_empty_text_on_generate_and_stream(loop, saved):
+    # seed 20261201 case 604, shrunk: caller c00 [text null]: stored text "" (generate, stream),
+    # null (durable); the list keeps null
+    o = _memory_call(loop, [_msg("c00", "user", 0, [{"type": "text", "text": None}])])
+    assert o["stored"][0]["parts"][0]["text"] == saved
+
+
+def test_generated_ids_are_numbered_over_the_compared_fields_only():
+    # seed 20261201 case 1753: the model reports a durable list, the adapter does not; the
+    # list's generated ids must not shift the numbering of the stored reply
+    from guardspec.conformance.compare import differences
+    from guardspec.mastra_diff import MASTRA_COMPARISON
+
+    sj = {"call": {"messages": []}}
+    reply = {"id": "reply-1", "role": "assistant", "createdAt": 5, "parts": []}
+    model = {"outcome": {"kind": "answered"}, "stored": [reply],
+             "list": {"messages": [{"message": {**reply, "id": "msg-2"}, "sources": []}], "untagged": [], "tagged": []}}
+    impl = {"outcome": {"kind": "answered"}, "stored": [{**reply, "id": "9f1c-uuid"}]}
+    assert differences(model, impl, sj, "raw", MASTRA_COMPARISON, reported=["outcome", "stored"]) == []
