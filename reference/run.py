@@ -155,7 +155,9 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     if scenario.call.loop is not Loop.DURABLE:
         lst = readd_earlier_responses(before, lst)
     # the title is made from the list after the earlier responses were added again (k21)
-    if bound and titles and scenario.agent.memory.generate_title:
+    # the durable finalisation reads its output text back before titling: when that throws, no
+    # title (measured, k33)
+    if bound and titles and scenario.agent.memory.generate_title and not (durable and broken):
         threads = finish.entitle(threads, *bound, lst)
     return lst, sent, threads, text, broken
 
@@ -215,7 +217,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
             # M10: finalisation still saves the input and response messages and titles the thread.
             if bound:
                 threads = finish.save(threads, *bound, lst, True)
-                if agent.memory.generate_title:
+                if agent.memory.generate_title and response_conversion_error(lst) is None:  # k33
                     threads = finish.entitle(threads, *bound, lst)
             lst = drain_unsaved(lst)
             return _observe(scenario, threads, outcome=outcome, list=list_view(lst))

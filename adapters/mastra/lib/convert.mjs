@@ -299,9 +299,11 @@ export function systemFromMastra(s) {
         if (x.createdAt != null) part.createdAt = ms(x.createdAt);
         return part;
       });
-    } else if (isObj(c) && c.format === 2 && Array.isArray(c.parts) && Object.keys(c).every(k => k === 'format' || k === 'parts')) {
+    } else if (isObj(c) && c.format === 2 && Array.isArray(c.parts) &&
+               Object.keys(c).every(k => k === 'format' || k === 'parts' || (k === 'metadata' && isObj(c.metadata) && !Object.keys(c.metadata).length))) {
       // a stored-format message kept in a system bucket (replaceAllSystemMessages does not
-      // convert): its content in the protocol's part shape (docs/protocol.md "Representation")
+      // convert): its content in the protocol's part shape (docs/protocol.md "Representation");
+      // `metadata: {}` counts as none, as for messages
       out.content = { format: 2, parts: c.parts.map(partFromMastra).filter(p => p !== null) };
     } else if (c !== undefined) {
       out.content = encodeValue(c);
