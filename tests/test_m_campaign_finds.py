@@ -279,3 +279,19 @@ def test_generated_ids_are_numbered_over_the_compared_fields_only():
              "list": {"messages": [{"message": {**reply, "id": "msg-2"}, "sources": []}], "untagged": [], "tagged": []}}
     impl = {"outcome": {"kind": "answered"}, "stored": [{**reply, "id": "9f1c-uuid"}]}
     assert differences(model, impl, sj, "raw", MASTRA_COMPARISON, reported=["outcome", "stored"]) == []
+
+
+# -- k33: seed 7201 ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("end, outcome", [({"abort": "reason-9"}, "refused"), ({"return": "sameList"}, "failed")])
+def test_k33_no_durable_title_when_the_read_back_throws(end, outcome):
+    # seed 7201 case 1459, shrunk: a processor adds a0 [text, approval-responded call] as a
+    # response message; durable, titles on: real Mastra saves but gives no title (refused, and
+    # failed with `Error: ToolInvocation must have a result`)
+    a0 = _msg("a0", "assistant", 2, [TEXT, {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "broken", "state": "approval-responded",
+                                          "args": {"q": "note-29"}, "approval": {"approved": False, "reason": "FORBIDDEN-08"}}], True)
+    p = {"id": "p1", "steps": [{"op": "add", "entries": [a0], "source": "response", "merge": False}], "end": end}
+    o = _memory_call("durable", [_msg("c00", "user", 10, [{"type": "text", "text": "note-11"}])],
+                     [_msg("u0", "user", 1, [{"type": "text", "text": "note-27"}], True)], processors=[p], title=True)
+    assert o["outcome"]["kind"] == outcome and o["title"] == ""
