@@ -1,7 +1,8 @@
-"""I1-I10 stated over the encoded call, each with the clauses it stands on; and three claims
+"""I1-I10 stated over the encoded call, each with the clauses it stands on; and four claims
 beyond them, G7 (identity processors change nothing: a processor receives every message, G5),
-G11 (a throwing mapping fails the call) and G12 (the outcome is the policies' decision on the
-text read), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
+G11 (a throwing mapping fails the call), G12 (the outcome is the policies' decision on the
+text read) and G15 (the audit's shapes: no reason on an allowed event, the actor Breakwater
+reads), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
 states, so that the mutants bending those rules can be refuted.
 
 Each claim mirrors the function of properties/invariants/ that checks the same invariant on
@@ -322,6 +323,18 @@ def g12(e: Encoded) -> Any:
     return L.implies(e.read_on, L.and_(want, L.eq(e.policy_events, 1)))
 
 
+def g15(e: Encoded) -> Any:
+    """G3, G15 (extra property ``audit_is_hygienic``): an allowed event carries no reason, and
+    every event names the actor Breakwater reads from the request context (none for an actor
+    it cannot read)."""
+    return L.and_(L.eq(e.reasoned_allowed, 0), L.eq(e.misnamed_events, 0))
+
+
+def p_g15(e: Encoded) -> Any:
+    """An allowed event, or an event of a call whose actor Breakwater cannot read."""
+    return L.or_(L.ne(e.allowed_events, 0), L.and_(e.choices.actor_unreadable, L.ne(e.authorize_events, 0)))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -347,5 +360,6 @@ CLAIMS: dict[str, Claim] = {
         Claim("G7", "identity processors change nothing (each receives every message, G5)", ("S2", "G5", "G7"), "G7 identity_processors_change_nothing", ("guarded",), g7, identity_only),
         Claim("G11", "a throwing mapping fails the call (breakwater-client-tool-output)", ("S6", "G11"), "G11 mapping_error_fails_call", ("guarded",), g11, lambda e: e.mapping_due),
         Claim("G12", "the outcome is the policies' decision on the read text", ("G12",), "G12 policy_verdict_matches_read", ("guarded",), g12, lambda e: L.and_(e.read_on, e.choices.evaluator_on)),
+        Claim("G15", "audit events: no reason when allowed, the actor Breakwater reads", ("G3", "G15"), "G15 audit_is_hygienic", ("guarded",), g15, p_g15),
     )
 }

@@ -143,7 +143,7 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
     call = Call(
         loop=LOOPS[LoopC(ch.loop)],
         messages=tuple(caller),
-        actor=Actor("alice", "operator" if ch.rbac_ok else "viewer"),
+        actor=Actor("alice", "operator", None) if ch.actor_unreadable else Actor("alice", "operator" if ch.rbac_ok else "viewer"),
         memory=MemoryBinding(THREAD, RESOURCE),
         context=tuple(context),
     )

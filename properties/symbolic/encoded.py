@@ -54,6 +54,11 @@ class Encoded:
     read_marked: Any = False  # the text the policies read holds the deny marker (G12)
     mapping_due: Any = False  # after the last processor, a throwing mapping is due on the input (G11)
     switches: Any = None  # the bent rules the encoding was built with (None: the guard's own)
+    # G15 the audit's shapes (guarded): allowed events, those carrying a reason, events whose
+    # actor is not the one Breakwater reads from the request context
+    allowed_events: Any = 0
+    reasoned_allowed: Any = 0
+    misnamed_events: Any = 0
 
 
 def prepared(ch: Choices) -> ListS:

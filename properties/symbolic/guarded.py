@@ -36,7 +36,7 @@ from .switches import Switches
 
 CLAUSES = (
     "M1", "M2", "M3", "M5", "M6", "M7", "M11", "M12", "M13",
-    "G0", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14",
+    "G0", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14", "G15",
 )
 
 
@@ -220,6 +220,14 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     reply_row = L.and_(runs, reply_row)
     policies_ran = L.and_(runs, evaluating)
     listed = L.and_(has_list, L.or_(runs, durable))
+    # G15 the audit's shapes: the authorize event is allowed unless RBAC denies, the policy
+    # event when the policies allow; an allowed event carries no reason; every event names the
+    # actor Breakwater reads (none for an unreadable one). The mutants bend each.
+    authorize_events = L.ite(g0, 0, 1)
+    processor_events = L.ite(runs, proc_events, 0)
+    policy_events = L.ite(policies_ran, 1, 0)
+    allowed = L.ite(L.and_(L.not_(g0), L.not_(denied)), 1, 0) + L.ite(answered, 1, 0)
+    events = authorize_events + processor_events + policy_events
     return Encoded(
         mode="guarded",
         choices=ch,
@@ -227,9 +235,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         outcome=outcome,
         by=by,
         reason=reason,
-        authorize_events=L.ite(g0, 0, 1),
-        processor_events=L.ite(runs, proc_events, 0),
-        policy_events=L.ite(policies_ran, 1, 0),
+        authorize_events=authorize_events,
+        processor_events=processor_events,
+        policy_events=policy_events,
         has_list=has_list,
         final=final,
         final_reply=Slot(reply, False, False, L.and_(reply, L.not_(durable)), False, ABSENT.c, -1),
@@ -255,4 +263,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         read_marked=L.and_(policies_ran, marked),
         mapping_due=due,
         switches=sw,
+        allowed_events=allowed,
+        reasoned_allowed=allowed if sw.g15_allowed_reason else 0,
+        misnamed_events=L.ite(ch.actor_unreadable, events, 0) if sw.g15_keep_actor else 0,
     )

@@ -19,6 +19,7 @@ from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.reference.reading import cached_output
 from guardspec.model.values import UNDEFINED, JsObject
 
+from ..invariants.scenario import request_actor
 from . import logic as L
 from .encoded import (
     ANSWERED,
@@ -122,6 +123,9 @@ def of_run(sc: Scope, ex: Any) -> dict:
         out["outcome"] = (FAILED, BY_NONE, R_TYPEERROR if o.error.startswith("TypeError") else R_RAW_FAILED)
     if ex.mode.value == "guarded":
         out["audit"] = tuple(sum(e.action == a for e in obs.audit) for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy"))
+        actor = request_actor(ex.scenario.call.actor)
+        allowed = [e for e in obs.audit if e.decision == "allowed"]
+        out["audit_shape"] = (len(allowed), sum(bool(e.reason) for e in allowed), sum(e.actor != actor for e in obs.audit))
     if obs.list is not None:
         slots = {}
         reply = None
@@ -200,6 +204,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
     out["outcome"] = (kind, by if kind == REFUSED else BY_NONE, reason if kind != ANSWERED else 0)
     if e.mode == "guarded":
         out["audit"] = (v(e.authorize_events), v(e.processor_events), v(e.policy_events))
+        out["audit_shape"] = (v(e.allowed_events), v(e.reasoned_allowed), v(e.misnamed_events))
     if v(e.has_list):
         slots = tuple(
             (s, (tuple(v(x) for x in (sl.mem, sl.inp, sl.resp, sl.ctx)), content(sl.c)))

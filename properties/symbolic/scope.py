@@ -27,7 +27,8 @@ endings  return undefined, return the list itself, return the received array, re
 The agent has one deny-patterns policy (``FORBIDDEN``), then optionally an evaluator that
 throws (G12 ``policy evaluation failed``), memory bound to thread ``t1``, client tool ``loc``
 with or without a ``toModelOutput`` mapping, which may throw (G11), title generation on or off;
-the actor is allowed or not; the loop is generate, stream or durable.
+the actor is allowed, a viewer (denied), or unreadable (no principal kind: Breakwater reads no
+actor, G3, and the audit names none, G15); the loop is generate, stream or durable.
 
 Scope limits (assumptions, each stated where it is imposed): at most one carrier; caller
 input and context messages are user messages (stored history may be either role); an ADD under ``memory`` does not target a slot that holds a
@@ -173,9 +174,10 @@ class Choices:
     emark: tuple
     mapping_throws: Any = False  # the client tool's mapping (when on) throws (G11)
     evaluator_on: Any = False  # a second policy, after deny-patterns, whose evaluator throws (G12)
+    actor_unreadable: Any = False  # the actor declares no principal kind: Breakwater reads no actor (G3)
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -205,6 +207,7 @@ def symbolic(scope: Scope) -> Choices:
         tuple(B(f"emark_{k}") for k in range(K)),
         B("mapping_throws"),
         B("evaluator_on"),
+        B("actor_unreadable"),
     )
 
 
@@ -213,7 +216,8 @@ def assumptions(ch: Choices) -> list:
     or an ending without a target has its parameters fixed, so each call has one encoding."""
     sc = ch.scope
     N, K, J = sc.messages, sc.processors, sc.ops
-    out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on)]
+    # an unreadable actor is no actor (G3): RBAC denies it, as it denies the viewer
+    out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on), L.implies(ch.actor_unreadable, L.not_(ch.rbac_ok))]
     for s in range(N):
         k = ch.kind[s]
         out.append(L.and_(k >= 0, k <= 5))
