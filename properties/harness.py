@@ -122,6 +122,7 @@ CALL_PROPERTIES: dict[str, Check] = {
     "M9 failed_call_leaves_threads_intact": lambda ex: inv.failed_call_leaves_threads_intact(ex.scenario, ex.observation, ex.before, ex.after),
     "G12 policy_verdict_matches_read": lambda ex: inv.policy_verdict_matches_read(ex.scenario, ex.observation),
     "G15 audit_is_hygienic": lambda ex: inv.audit_is_hygienic(ex.scenario, ex.observation),
+    "G3 rbac_decides_as_measured": lambda ex: inv.rbac_decides_as_measured(ex.scenario, ex.observation),
     "G7 identity_processors_change_nothing": _identity,
 }
 

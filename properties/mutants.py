@@ -35,6 +35,16 @@ invocation = M("guardspec.reference.invocation")
 
 Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 
+# the old behaviour of each defect found outside the suite (properties/found.py)
+from .found import (  # noqa: E402
+    allowed_with_reason,
+    history_input_read_unmapped,
+    rethrown_tripwire_named_by_processor,
+    role_for_every_kind,
+    system_parts_read_apart,
+    unreadable_actor_kept,
+)
+
 
 @frozen
 class Mutant:
@@ -269,71 +279,6 @@ def _history_rewrite_unread(lst, a) -> bool:
     return a.moved or not (isinstance(a.entry, Message) and a.entry.id in mem)
 
 
-def _system_parts_read_apart() -> list[Patch]:
-    """Issue 11 hole (a), the old reading: system content of several text parts is read as
-    its parts joined by newlines, while the model receives the parts as one text."""
-    orig = chain.read_text
-
-    def apart(e: Any) -> Any:
-        c = e.content if isinstance(e, SystemMessage) else None
-        if isinstance(c, tuple) and len(c) > 1 and all(isinstance(p, TextPart) and isinstance(p.text, str) for p in c):
-            return evolve(e, content="\n".join(p.text for p in c))
-        return e
-
-    def read_text(lst, recorded, record, *rest):
-        return orig(lst, recorded, [evolve(a, entry=apart(a.entry)) for a in record], *rest)
-
-    return [(chain, "read_text", read_text)]
-
-
-def _history_input_read_unmapped() -> list[Patch]:
-    """Issue 11 hole (b), the old reading: a history id re-added under ``input`` alone is read
-    as it stood before client tool mapping, while the model receives its mapped output."""
-    state: dict[str, Any] = {"stored": frozenset(), "before": None}
-    orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_guarded_outputs, chain.read_text
-
-    def guarded_chain(agent, actor, lst, stored, *a, **k):
-        state["stored"] = frozenset(m.id for m in stored)
-        return orig_chain(agent, actor, lst, stored, *a, **k)
-
-    def map_guarded_outputs(agent, lst, *rest):
-        state["before"] = lst
-        return orig_map(agent, lst, *rest)
-
-    def read_text(lst, *rest):
-        before = state["before"]
-        if before is not None:
-            raw = {s.message.id: s.message for s in before.slots}
-            slots = tuple(
-                ml.Slot(raw[s.message.id], s.sources)
-                if s.sources == frozenset({Source.INPUT}) and s.message.id in state["stored"] and s.message.id in raw
-                else s
-                for s in lst.slots
-            )
-            lst = evolve(lst, slots=slots)
-        return orig_read(lst, *rest)
-
-    return [(runmod, "guarded_chain", guarded_chain), (chain, "map_guarded_outputs", map_guarded_outputs), (chain, "read_text", read_text)]
-
-
-def _audit_post(fix: Callable[[Any, Any], Any]) -> list[Patch]:
-    """Rewrite every audit event of a guarded call: ``fix(scenario, event) -> event``."""
-
-    def post(scenario, r):
-        events = tuple(fix(scenario, e) for e in r.observation.audit)
-        return evolve(r, observation=evolve(r.observation, audit=events))
-
-    return _wrap_guarded_run(post)
-
-
-def _allowed_with_reason(scenario, e):
-    return evolve(e, reason="authorized" if e.action == "agent.input.authorize" else "policy allowed") if e.decision == "allowed" else e
-
-
-def _unreadable_actor_kept(scenario, e):
-    return evolve(e, actor=scenario.call.actor) if e.actor is None and scenario.call.actor is not None else e
-
-
 _ALL = [
     Mutant("refusal_keeps_input", "G13 S8", "refusal removal leaves the input messages on the list", lambda: _both_removals(input=False)),
     Mutant("refusal_keeps_responses", "G13 S8", "refusal removal leaves response messages on the list", lambda: _both_removals(response=False)),
@@ -357,11 +302,13 @@ _ALL = [
     Mutant("processors_receive_input_only", "G5", "a processor receives the input messages only (the raw runner's M7 rule)", _input_only_received),
     Mutant("policy_errors_ignored", "G12", "an evaluator that throws or gives no decision is skipped", _policy_errors_ignored),
     # defects found outside the suite (issue 11): the old behaviour, switchable
-    Mutant("system_parts_read_apart", "G12 S5 I4", "a system message of several text parts is read as its parts joined by newlines; the model receives one text", _system_parts_read_apart),
+    Mutant("system_parts_read_apart", "G12 S5 I4", "a system message of several text parts is read as its parts joined by newlines; the model receives one text", system_parts_read_apart),
     # defects of the model fixed by issue 9 (Breakwater's behaviour), the old behaviour
-    Mutant("allowed_events_give_a_reason", "G15", "allowed authorize and policy events carry a reason (Breakwater's carry none)", lambda: _audit_post(_allowed_with_reason)),
-    Mutant("unreadable_actor_audited", "G3 G15", "an actor Breakwater cannot read (unknown role or kind) is still named in the audit", lambda: _audit_post(_unreadable_actor_kept)),
-    Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", _history_input_read_unmapped),
+    Mutant("allowed_events_give_a_reason", "G15", "allowed authorize and policy events carry a reason (Breakwater's carry none)", allowed_with_reason),
+    Mutant("unreadable_actor_audited", "G3 G15", "an actor Breakwater cannot read (unknown role or kind) is still named in the audit", unreadable_actor_kept),
+    Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", history_input_read_unmapped),
+    Mutant("role_checked_for_every_kind", "G3", "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)", role_for_every_kind),
+    Mutant("rethrown_tripwire_named_by_processor", "G6 I6", "a TripWire a processor throws itself refuses under the processor's id (Mastra names it <agent>-input-processor, or \"\" on durable; issue 9)", rethrown_tripwire_named_by_processor),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}

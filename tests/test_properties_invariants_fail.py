@@ -153,3 +153,20 @@ def test_g11_flags_an_ignored_mapping_error():
 
 def test_g7_identity_flags_a_change():
     assert inv.identity_processors_change_nothing(Observation(Answered(), prompts=((U0,),)), Observation(Answered(), prompts=((),)))
+
+
+def test_g3_flags_a_service_principal_denied_for_its_role():
+    """breakwater-measurements §2: the role is checked for human principals only, so a service
+    principal of an allowed kind is allowed whatever its role; a human viewer is denied."""
+    svc = Actor("svc", "viewer", "service")
+    agent = evolve(AGENT, allowed_principal_kinds=("human", "service"))
+    sc = Scenario(agent, Call(loop=Loop.GENERATE, messages=(C1,), actor=svc, memory=MemoryBinding("t1", "r1")), STORE)
+    denied = AuditEvent("agent.input.authorize", "denied", "role 'viewer' is not in allowed roles [operator]", svc, "agent:agent", None)
+    allowed = AuditEvent("agent.input.authorize", "allowed", None, svc, "agent:agent", None)
+    rbac = Refused("role 'viewer' is not in allowed roles [operator]", "breakwater-rbac")
+    assert len(inv.rbac_decides_as_measured(sc, Observation(rbac, audit=(denied,)))) == 2
+    assert not inv.rbac_decides_as_measured(sc, Observation(Answered(), audit=(allowed,)))
+    viewer = evolve(sc, call=evolve(sc.call, actor=Actor("bob", "viewer")))
+    human_denied = evolve(denied, actor=Actor("bob", "viewer"))
+    assert not inv.rbac_decides_as_measured(viewer, Observation(rbac, audit=(human_denied,)))
+    assert inv.rbac_decides_as_measured(viewer, Observation(Answered(), audit=(evolve(allowed, actor=Actor("bob", "viewer")),)))

@@ -63,7 +63,7 @@ def _shaped(ch: Choices, rng: random.Random) -> Choices:
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
     ends = ((int(End.UNDEFINED),) * SCOPE.processors, (0,) * SCOPE.processors, (False,) * SCOPE.processors)
     return evolve(
-        ch, loop=rng.randrange(2), rbac_ok=True, actor_unreadable=False, kind=tuple(map(int, kinds)), assistant=assistant, mark=mark,
+        ch, loop=rng.randrange(2), rbac_ok=True, actor_unreadable=False, actor_service=False, kind=tuple(map(int, kinds)), assistant=assistant, mark=mark,
         op=put(ch.op, int(Op.MOVE), int(Op.NOP)), tgt=put(ch.tgt, 3, 0), src=put(ch.src, int(Src.RESPONSE), 0),
         omark=put(ch.omark, False, False), orole=put(ch.orole, False, False),
         **(dict(zip(("end", "etgt", "emark"), ends)) if quiet else {}),

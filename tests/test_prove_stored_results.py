@@ -33,7 +33,7 @@ def _reread(ch: Choices, rng: random.Random) -> Choices:
     if rng.random() < 0.5:
         K, J = SCOPE.processors, SCOPE.ops
         none = tuple((0,) * J for _ in range(K))
-        ch = evolve(ch, rbac_ok=True, actor_unreadable=False, res_mark=False, evaluator_on=False, mapping_throws=False, op=none, tgt=none, src=none, omark=tuple((False,) * J for _ in range(K)),
+        ch = evolve(ch, rbac_ok=True, actor_unreadable=False, actor_service=False, res_mark=False, evaluator_on=False, mapping_throws=False, op=none, tgt=none, src=none, omark=tuple((False,) * J for _ in range(K)),
                     orole=tuple((False,) * J for _ in range(K)), end=(0,) * K, etgt=(0,) * K, emark=(False,) * K)
     kinds = tuple(int(Kind.RESULT) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
     assistant = tuple(True if kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))

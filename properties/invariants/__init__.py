@@ -19,6 +19,7 @@ The modules are grouped by what is observed:
 """
 
 from .audit import audit_is_hygienic
+from .rbac import rbac_decides_as_measured
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
     _falsy,
@@ -79,6 +80,7 @@ __all__ = [
     "processors_run_once_before_model",
     "prompt_entries_are_known_or_read",
     "raw_mode_shows_predicted_violations",
+    "rbac_decides_as_measured",
     "refused_call_generates_no_title",
     "refused_call_leaves_threads_intact",
     "refused_call_never_reaches_model",

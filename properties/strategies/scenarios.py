@@ -39,7 +39,11 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
     procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
     mem = Memory(generate_title=swarm.titles) if memory else None
     origins = draw(st.sampled_from([(), (ASSET_ORIGIN,), ("http://localhost:3000", ASSET_ORIGIN + "/")])) if swarm.asset_urls else ()
-    return Agent(policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem, allowed_input_asset_origins=origins)
+    # G3: the principal kinds an agent allows (human only, unless the swarm asks for services too)
+    kinds = draw(st.sampled_from([("human",), ("human", "service")])) if swarm.service_actors else ("human",)
+    return Agent(
+        policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem, allowed_input_asset_origins=origins, allowed_principal_kinds=kinds
+    )
 
 
 def actors(swarm: Swarm) -> st.SearchStrategy:
@@ -47,7 +51,8 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
         return st.just(ACTOR)
     return st.one_of(
         st.just(ACTOR),
-        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]),
+        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
+                        + ([Actor("svc", "viewer", "service")] if swarm.service_actors else [])),
     )
 
 

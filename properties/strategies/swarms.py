@@ -62,6 +62,7 @@ class Swarm:
     carrier: bool = False  # always a remembered pending call and the caller's outcome for it (M3)
     return_weight: int = 5  # how much likelier a processor returns than ends otherwise
     odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
+    service_actors: bool = False  # agents that may allow service principals, and a service actor whose role they do not allow (G3); on in CALLER
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
     # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
     # namespaces of its closed table, text/* file data valid and invalid base64; on in CALLER and
@@ -190,7 +191,7 @@ CARRIER = Swarm(
 or moved (S3, S6: I8, I10, G11)."""
 
 
-CALLER = Swarm(context=True, marker_rate=0.5, breakwater_shapes=True)
+CALLER = Swarm(context=True, marker_rate=0.5, breakwater_shapes=True, service_actors=True)
 
 REREAD = Swarm(
     steps=frozenset({"readd_result"}),

@@ -20,9 +20,9 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, BY_MAPPER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
+from .encoded import ANSWERED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
 from .listops import Slot
-from .scope import NO_LABEL, End, Kind, Op, Tool
+from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
 
 @frozen
@@ -145,13 +145,28 @@ def own_refusal(e: Encoded) -> Any:
     return L.and_(refused(e), e.by >= 0, L.ne(e.reason, R_PROC_FAILED))
 
 
+def runner_name(e: Encoded) -> Any:
+    """G6 (docs/breakwater-measurements.md §3): how Mastra names a rethrown TripWire."""
+    return L.ite(L.eq(e.choices.loop, LoopC.DURABLE), BY_NO_ID, BY_RUNNER)
+
+
 def i6(e: Encoded) -> Any:
+    """I6 as properties/invariants/outcome.py checks it: a refusal named after a processor with
+    its own reason comes from its abort or TripWire; one named as the runner names a rethrown
+    TripWire comes from a TripWire; a first processor that aborts (or throws a TripWire) and is
+    reached refuses under its id (as the runner names the TripWire), or fails."""
     ends = e.choices.end
-    own_abort = L.any_(L.and_(L.eq(e.by, k), L.eq(ends[k], End.ABORT), L.eq(e.reason, R_ABORT)) for k in range(len(ends)))
-    first = L.and_(L.eq(ends[0], End.ABORT), reaches_processors(e)) if ends else False
+    own = (End.ABORT, End.TRIPWIRE)
+    own_abort = L.any_(L.and_(L.eq(e.by, k), L.one_of(ends[k], own), L.eq(e.reason, R_ABORT)) for k in range(len(ends)))
+    rethrown = L.and_(refused(e), L.eq(e.by, runner_name(e)), L.ne(e.reason, R_PROC_FAILED))
+    some_tripwire = L.any_(L.eq(x, End.TRIPWIRE) for x in ends)
+    first = L.and_(L.one_of(ends[0], own), reaches_processors(e)) if ends else False
+    named = L.ite(L.eq(ends[0], End.TRIPWIRE), runner_name(e), 0) if ends else 0
+    first_ok = L.and_(refused(e), L.or_(L.eq(e.by, named), L.and_(L.eq(e.by, 0), L.eq(e.reason, R_PROC_FAILED))))
     return L.and_(
         L.implies(own_refusal(e), L.and_(own_abort, L.eq(e.processor_events, 0))),
-        L.implies(first, L.and_(refused(e), L.eq(e.by, 0))),
+        L.implies(rethrown, some_tripwire),
+        L.implies(first, first_ok),
     )
 
 
@@ -335,6 +350,15 @@ def p_g15(e: Encoded) -> Any:
     return L.or_(L.ne(e.allowed_events, 0), L.and_(e.choices.actor_unreadable, L.ne(e.authorize_events, 0)))
 
 
+def g3(e: Encoded) -> Any:
+    """G3 (extra property ``rbac_decides_as_measured``): when RBAC decided, the call is refused
+    by ``breakwater-rbac`` exactly when the actor is not allowed as measured (a human viewer,
+    or no readable actor; a service principal of an allowed kind is allowed whatever its
+    role)."""
+    by_rbac = L.and_(refused(e), L.eq(e.by, BY_RBAC))
+    return L.implies(L.ne(e.authorize_events, 0), L.eq(by_rbac, L.not_(e.choices.rbac_ok)))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -361,5 +385,6 @@ CLAIMS: dict[str, Claim] = {
         Claim("G11", "a throwing mapping fails the call (breakwater-client-tool-output)", ("S6", "G11"), "G11 mapping_error_fails_call", ("guarded",), g11, lambda e: e.mapping_due),
         Claim("G12", "the outcome is the policies' decision on the read text", ("G12",), "G12 policy_verdict_matches_read", ("guarded",), g12, lambda e: L.and_(e.read_on, e.choices.evaluator_on)),
         Claim("G15", "audit events: no reason when allowed, the actor Breakwater reads", ("G3", "G15"), "G15 audit_is_hygienic", ("guarded",), g15, p_g15),
+        Claim("G3", "RBAC decides as measured (the role is checked for humans only)", ("G3",), "G3 rbac_decides_as_measured", ("guarded",), g3, lambda e: L.and_(L.ne(e.authorize_events, 0), e.choices.actor_service)),
     )
 }

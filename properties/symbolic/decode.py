@@ -20,6 +20,7 @@ from guardspec.model.processors import (
     Return,
     SameList,
     Throw,
+    ThrowTripWire,
 )
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
@@ -109,8 +110,20 @@ def processor(ch: Choices, k: int) -> Processor:
         End.ABORT: lambda: Abort(f"stop-p{k}"),
         End.THROW: lambda: Throw(f"boom-p{k}"),
         End.ABORT_THEN_THROW: lambda: AbortThenThrow(f"stop-p{k}", f"boom-p{k}"),
+        End.TRIPWIRE: lambda: ThrowTripWire(f"stop-p{k}"),
     }[e]()
     return Processor(f"p{k}", tuple(steps), end)
+
+
+def actor(ch: Choices) -> Actor:
+    """G3: a human operator (allowed) or viewer (denied), a service principal with the role
+    viewer (allowed: the role is checked for humans only), or an actor with no principal kind
+    (Breakwater reads no actor)."""
+    if ch.actor_unreadable:
+        return Actor("alice", "operator", None)
+    if ch.actor_service:
+        return Actor("svc", "viewer", "service")
+    return Actor("alice", "operator" if ch.rbac_ok else "viewer")
 
 
 def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
@@ -139,11 +152,12 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
         processors=tuple(processor(ch, k) for k in range(ch.scope.processors)),
         client_tools=(ClientTool(TOOL, mapping),),
         memory=Memory(generate_title=bool(ch.title_on)),
+        allowed_principal_kinds=("human", "service"),
     )
     call = Call(
         loop=LOOPS[LoopC(ch.loop)],
         messages=tuple(caller),
-        actor=Actor("alice", "operator", None) if ch.actor_unreadable else Actor("alice", "operator" if ch.rbac_ok else "viewer"),
+        actor=actor(ch),
         memory=MemoryBinding(THREAD, RESOURCE),
         context=tuple(context),
     )

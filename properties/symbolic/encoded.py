@@ -13,6 +13,9 @@ from .scope import NO_LABEL, Choices, Kind, Tool
 
 ANSWERED, REFUSED, FAILED = 0, 1, 2
 BY_NONE, BY_RBAC, BY_POLICY, BY_MAPPER = -1, -2, -3, -4
+# a TripWire a processor throws itself, named as Mastra's runner names it (G6, measured):
+# ``<agent id>-input-processor``, or ``""`` on the guarded durable loop
+BY_RUNNER, BY_NO_ID = -5, -6
 R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED, R_POLICY_FAILED = range(8)
 
 

@@ -11,7 +11,9 @@ from . import logic as L
 from .encoded import (
     ANSWERED,
     BY_NONE,
+    BY_NO_ID,
     BY_POLICY,
+    BY_RUNNER,
     BY_MAPPER,
     BY_RBAC,
     FAILED,
@@ -70,7 +72,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     N, K, J = sc.messages, sc.processors, sc.ops
     durable = L.eq(ch.loop, LoopC.DURABLE)
     g0 = ch.title_on  # G0: memory with title generation is refused at construction
-    denied = L.not_(ch.rbac_ok)  # G3
+    # G3 (the mutant checks the role of every principal kind: the service viewer is denied too)
+    denied = L.or_(L.not_(ch.rbac_ok), L.and_(sw.g3_role_every_kind, ch.actor_service))
     runs = L.and_(L.not_(g0), L.not_(denied))  # the chain runs
     prep = prepared(ch)
     base = loaded(ch, prep)
@@ -97,7 +100,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         after = apply_array(ch, k, st.list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before))
         e = ch.end[k]
         # G6 outcome classes: own abort; any other throw (around abort included) fails
-        aborts = L.and_(alive, L.or_(L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW))))
+        trips = L.and_(alive, L.not_(st.threw), L.eq(e, End.TRIPWIRE))  # an own refusal, like abort
+        aborts = L.or_(trips, L.and_(alive, L.or_(L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW)))))
         fails = L.and_(alive, L.not_(aborts), L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW))))
         ok = L.and_(alive, L.not_(aborts), L.not_(fails))
         stop_carriers = [L.or_(a, b) for a, b in zip(carriers_k, all_carriers)]
@@ -105,7 +109,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         refuses = L.or_(aborts, fails)
         final = ls.ite_list(refuses, removed, final)
         outcome = L.ite(refuses, REFUSED, outcome)
-        by = L.ite(refuses, k, by)
+        # G6: a rethrown TripWire is named as Mastra's runner names it (the mutant: the processor)
+        runner = k if sw.g6_tripwire_by_processor else L.ite(durable, BY_NO_ID, BY_RUNNER)
+        by = L.ite(refuses, L.ite(trips, runner, k), by)
         reason = L.ite(aborts, R_ABORT, L.ite(fails, R_PROC_FAILED, reason))
         # G6: exactly one processor error event on a failure
         proc_events = L.ite(fails, 2 if sw.g6_two_failure_events else 1, L.ite(aborts, 1 if sw.g6_abort_event else 0, proc_events))

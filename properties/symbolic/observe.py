@@ -24,9 +24,11 @@ from . import logic as L
 from .encoded import (
     ANSWERED,
     BY_MAPPER,
+    BY_NO_ID,
     BY_NONE,
     BY_POLICY,
     BY_RBAC,
+    BY_RUNNER,
     FAILED,
     R_ABORT,
     R_POLICY,
@@ -104,7 +106,9 @@ def of_run(sc: Scope, ex: Any) -> dict:
     if isinstance(o, Answered):
         out["outcome"] = (ANSWERED, BY_NONE, 0)
     elif isinstance(o, Refused):
-        by = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER}.get(o.processor_id)
+        names = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER}
+        names.update({f"{ex.scenario.agent.id}-input-processor": BY_RUNNER, "": BY_NO_ID})
+        by = names.get(o.processor_id)
         if by is None:
             by = int(o.processor_id[1:]) if o.processor_id.startswith("p") else -99
         if o.reason == "input processor failed":

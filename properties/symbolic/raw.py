@@ -13,6 +13,7 @@ from .encoded import (
     BY_NONE,
     BY_POLICY,
     BY_RBAC,
+    BY_RUNNER,
     FAILED,
     R_ABORT,
     R_NONE,
@@ -64,13 +65,14 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
         items = returned_items(ch, k, now)
         after = apply_array(ch, k, st.list, st.received, items, before, guarded=False)
         e = ch.end[k]
-        aborts = L.and_(alive, L.not_(st.threw), L.eq(e, End.ABORT))
+        trips = L.and_(alive, L.not_(st.threw), L.eq(e, End.TRIPWIRE))  # named <agent id>-input-processor
+        aborts = L.and_(alive, L.not_(st.threw), L.one_of(e, (End.ABORT, End.TRIPWIRE)))
         throws = L.and_(alive, L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW))))
         stops = L.or_(aborts, throws)
         at_stop = ls.ite_list(stops, st.list, at_stop)
         trip = L.or_(trip, aborts)
         failure = L.or_(failure, throws)
-        by = L.ite(stops, k, by)
+        by = L.ite(stops, L.ite(trips, BY_RUNNER, k), by)
         reason = L.ite(aborts, R_ABORT, L.ite(throws, R_RAW_FAILED, reason))
         ok = L.and_(alive, L.not_(stops))
         rcv, live = next_received(ch, k, after, now, items, live, st.frozen)

@@ -72,7 +72,8 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # generate/stream a context slot is caller input instead (the random sequence is unchanged)
     if ch.loop != 2:
         ch = evolve(ch, kind=tuple(int(Kind.INPUT) if k == Kind.CONTEXT else k for k in ch.kind))
-    return evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
+    ch = evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
+    return evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
@@ -114,8 +115,9 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
         for res_mark in (False, True) if results else (False,):
             for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
                 for ends in itertools.product(_end_values(sc), repeat=sc.processors):
-                    for loop, (rbac, unreadable), title, (mapping, throws), evaluator in itertools.product(
-                        range(3), ((True, False), (False, False), (False, True)), (False, True), ((False, False), (True, False), (True, True)), (False, True)
+                    for loop, (rbac, unreadable, service), title, (mapping, throws), evaluator in itertools.product(
+                        range(3), ((True, False, False), (True, False, True), (False, False, False), (False, True, False)),
+                        (False, True), ((False, False), (True, False), (True, True)), (False, True),
                     ):
                         grid = [ops[k * sc.ops : (k + 1) * sc.ops] for k in range(sc.processors)]
                         ch = Choices(
@@ -123,7 +125,7 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
                             tuple(s[0] for s in slots), tuple(s[1] for s in slots), tuple(s[2] for s in slots),
                             *(tuple(tuple(o[i] for o in row) for row in grid) for i in range(5)),
                             tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
-                            throws, evaluator, unreadable,
+                            throws, evaluator, unreadable, service,
                         )
                         if all(assumptions(ch)):  # MOVE targets a message the call starts with
                             yield ch
@@ -136,4 +138,4 @@ def count_choices(sc: Scope) -> int:
         c = sum(s[0] == Kind.CARRIER for s in slots)
         if c <= 1:
             n_slots += 2 if c or any(s[0] == Kind.RESULT for s in slots) else 1
-    return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 108
+    return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 144

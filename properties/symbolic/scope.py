@@ -22,13 +22,15 @@ steps    NOP, ADD (a message, marked or clean, user or assistant, under a source
          in place, marked or clean)
 endings  return undefined, return the list itself, return the received array, return copies
          of it, return it filtered (one id dropped), return it with one text edited, abort,
-         throw, abort then throw (``try { abort() } catch { throw }``)
+         throw, abort then throw (``try { abort() } catch { throw }``), throw a TripWire (rethrown
+         unchanged under the guard and named as Mastra's runner names it, G6)
 
 The agent has one deny-patterns policy (``FORBIDDEN``), then optionally an evaluator that
 throws (G12 ``policy evaluation failed``), memory bound to thread ``t1``, client tool ``loc``
 with or without a ``toModelOutput`` mapping, which may throw (G11), title generation on or off;
-the actor is allowed, a viewer (denied), or unreadable (no principal kind: Breakwater reads no
-actor, G3, and the audit names none, G15); the loop is generate, stream or durable.
+the actor is allowed (a human operator, or a service principal with the role viewer: the agent
+allows services, and RBAC checks the role of humans only, G3), a viewer (denied), or unreadable
+(no principal kind: Breakwater reads no actor, G3, and the audit names none, G15); the loop is generate, stream or durable.
 
 Scope limits (assumptions, each stated where it is imposed): at most one carrier; caller
 input and context messages are user messages (stored history may be either role); an ADD under ``memory`` does not target a slot that holds a
@@ -80,6 +82,7 @@ class End(IntEnum):
     ABORT = 6
     THROW = 7
     ABORT_THEN_THROW = 8
+    TRIPWIRE = 9  # throw new TripWire(reason): rethrown, named as Mastra's runner names it (G6)
 
 
 class Src(IntEnum):
@@ -175,9 +178,10 @@ class Choices:
     mapping_throws: Any = False  # the client tool's mapping (when on) throws (G11)
     evaluator_on: Any = False  # a second policy, after deny-patterns, whose evaluator throws (G12)
     actor_unreadable: Any = False  # the actor declares no principal kind: Breakwater reads no actor (G3)
+    actor_service: Any = False  # the actor is a service principal with the role viewer: allowed (G3: role checked for humans only)
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -208,6 +212,7 @@ def symbolic(scope: Scope) -> Choices:
         B("mapping_throws"),
         B("evaluator_on"),
         B("actor_unreadable"),
+        B("actor_service"),
     )
 
 
@@ -218,6 +223,8 @@ def assumptions(ch: Choices) -> list:
     N, K, J = sc.messages, sc.processors, sc.ops
     # an unreadable actor is no actor (G3): RBAC denies it, as it denies the viewer
     out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on), L.implies(ch.actor_unreadable, L.not_(ch.rbac_ok))]
+    # a service principal (kind allowed, role viewer) is allowed: RBAC checks the role of humans only
+    out.append(L.implies(ch.actor_service, L.and_(ch.rbac_ok, L.not_(ch.actor_unreadable))))
     for s in range(N):
         k = ch.kind[s]
         out.append(L.and_(k >= 0, k <= 5))
@@ -250,7 +257,7 @@ def assumptions(ch: Choices) -> list:
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.ADD_SYSTEM))), L.not_(ch.orole[k][j])))
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
         e = ch.end[k]
-        out.append(L.and_(e >= 0, e <= 8, ch.etgt[k] >= 0, ch.etgt[k] < N))
+        out.append(L.and_(e >= 0, e <= 9, ch.etgt[k] >= 0, ch.etgt[k] < N))
         out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
         out.append(L.implies(L.ne(e, End.EDIT_TEXT), L.not_(ch.emark[k])))
     return out

@@ -36,6 +36,8 @@ class Switches:
     g10_history_input_unmapped: bool = False
     g15_allowed_reason: bool = False
     g15_keep_actor: bool = False
+    g3_role_every_kind: bool = False
+    g6_tripwire_by_processor: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -65,6 +67,8 @@ MUTANT_SWITCHES: dict[str, str] = {
     "history_input_read_unmapped": "g10_history_input_unmapped",
     "allowed_events_give_a_reason": "g15_allowed_reason",
     "unreadable_actor_audited": "g15_keep_actor",
+    "role_checked_for_every_kind": "g3_role_every_kind",
+    "rethrown_tripwire_named_by_processor": "g6_tripwire_by_processor",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why

@@ -1,0 +1,128 @@
+"""The old behaviour of each model defect found outside the suite (against Breakwater, issue 9
+and issue 11's holes; against real Mastra, issue 10), as patches ``properties/mutants.py``
+installs: each builder returns ``[(module, attribute, replacement)]``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from attrs import evolve
+
+from guardspec.model.messages import Source, SystemMessage, TextPart
+
+M = importlib.import_module
+chain = M("guardspec.reference.guard.chain")
+runmod = M("guardspec.reference.run")
+ml = M("guardspec.reference.messagelist")
+policies = M("guardspec.reference.policies")
+
+Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
+
+
+def _wrap_guarded_run(post: Any) -> list[Patch]:
+    """Wrap one guarded call: ``post(scenario, run) -> run``."""
+    orig = runmod._run_guarded
+
+    def _run_guarded(scenario, trace=None):
+        return post(scenario, orig(scenario, trace))
+
+    return [(runmod, "_run_guarded", _run_guarded)]
+
+
+def system_parts_read_apart() -> list[Patch]:
+    """Issue 11 hole (a), the old reading: system content of several text parts is read as
+    its parts joined by newlines, while the model receives the parts as one text."""
+    orig = chain.read_text
+
+    def apart(e: Any) -> Any:
+        c = e.content if isinstance(e, SystemMessage) else None
+        if isinstance(c, tuple) and len(c) > 1 and all(isinstance(p, TextPart) and isinstance(p.text, str) for p in c):
+            return evolve(e, content="\n".join(p.text for p in c))
+        return e
+
+    def read_text(lst, recorded, record, *rest):
+        return orig(lst, recorded, [evolve(a, entry=apart(a.entry)) for a in record], *rest)
+
+    return [(chain, "read_text", read_text)]
+
+
+def history_input_read_unmapped() -> list[Patch]:
+    """Issue 11 hole (b), the old reading: a history id re-added under ``input`` alone is read
+    as it stood before client tool mapping, while the model receives its mapped output."""
+    state: dict[str, Any] = {"stored": frozenset(), "before": None}
+    orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_guarded_outputs, chain.read_text
+
+    def guarded_chain(agent, actor, lst, stored, *a, **k):
+        state["stored"] = frozenset(m.id for m in stored)
+        return orig_chain(agent, actor, lst, stored, *a, **k)
+
+    def map_guarded_outputs(agent, lst, *rest):
+        state["before"] = lst
+        return orig_map(agent, lst, *rest)
+
+    def read_text(lst, *rest):
+        before = state["before"]
+        if before is not None:
+            raw = {s.message.id: s.message for s in before.slots}
+            slots = tuple(
+                ml.Slot(raw[s.message.id], s.sources)
+                if s.sources == frozenset({Source.INPUT}) and s.message.id in state["stored"] and s.message.id in raw
+                else s
+                for s in lst.slots
+            )
+            lst = evolve(lst, slots=slots)
+        return orig_read(lst, *rest)
+
+    return [(runmod, "guarded_chain", guarded_chain), (chain, "map_guarded_outputs", map_guarded_outputs), (chain, "read_text", read_text)]
+
+
+def role_for_every_kind() -> list[Patch]:
+    """Issue 9 (Breakwater #3), the old rule: RBAC checks the role of every principal kind."""
+    orig = policies.rbac_denial
+
+    def rbac_denial(agent, actor):
+        d = orig(agent, actor)
+        a = policies.request_actor(actor)
+        if d is None and a is not None and a.role not in agent.allowed_roles:
+            return f"role '{a.role}' is not in allowed roles [{', '.join(agent.allowed_roles)}]"
+        return d
+
+    return [(runmod, "rbac_denial", rbac_denial)]
+
+
+def rethrown_tripwire_named_by_processor() -> list[Patch]:
+    """Issue 9 (Breakwater #5), the old naming: a TripWire a processor throws itself refuses
+    with that processor's id, not as Mastra's runner names a rethrown one."""
+    return [(runmod, "refusal_processor_id", lambda scenario, refusal: refusal.processor_id)]
+
+
+def _audit_post(fix: Any) -> list[Patch]:
+    """Rewrite every audit event of a guarded call: ``fix(scenario, event) -> event``."""
+
+    def post(scenario, r):
+        events = tuple(fix(scenario, e) for e in r.observation.audit)
+        return evolve(r, observation=evolve(r.observation, audit=events))
+
+    return _wrap_guarded_run(post)
+
+
+def _with_reason(scenario, e):
+    return evolve(e, reason="authorized" if e.action == "agent.input.authorize" else "policy allowed") if e.decision == "allowed" else e
+
+
+def _actor_kept(scenario, e):
+    return evolve(e, actor=scenario.call.actor) if e.actor is None and scenario.call.actor is not None else e
+
+
+def allowed_with_reason() -> list[Patch]:
+    """Issue 9 (Breakwater #1), the old audit shape: allowed authorize and policy events carry
+    a reason."""
+    return _audit_post(_with_reason)
+
+
+def unreadable_actor_kept() -> list[Patch]:
+    """Issue 9 (Breakwater #3), the old audit actor: an actor Breakwater cannot read is still
+    named in the audit."""
+    return _audit_post(_actor_kept)
