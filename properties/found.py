@@ -17,6 +17,8 @@ chain = M("guardspec.reference.guard.chain")
 runmod = M("guardspec.reference.run")
 ml = M("guardspec.reference.messagelist")
 policies = M("guardspec.reference.policies")
+mapping = M("guardspec.reference.mapping")
+prompt_values = M("guardspec.reference.prompt_values")
 
 Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 
@@ -126,3 +128,56 @@ def unreadable_actor_kept() -> list[Patch]:
     """Issue 9 (Breakwater #3), the old audit actor: an actor Breakwater cannot read is still
     named in the audit."""
     return _audit_post(_actor_kept)
+
+
+# -- issue 9, what the guard reads, keeps and refuses (the behaviour before the fix) ---------------
+
+
+def input_assets_gate_skipped() -> list[Patch]:
+    """Issue 9 (Breakwater #8, ebbc66a), the old chain: no input-assets gate between the
+    application processors and the mapping; a user file or image part naming a URL of another
+    scheme, with credentials or of an origin the agent does not allow reaches the model."""
+    return [(chain, "input_assets_gate", lambda agent, lst: None)]
+
+
+def context_option_accepted() -> list[Patch]:
+    """Issue 9 (Breakwater #11, e5abb75), the old call options: a guarded generate/stream call
+    given ``context`` runs (the guard reads the context), where Breakwater's
+    ``guardedCallOptions`` throws a TypeError before anything runs."""
+    return [(runmod, "call_options_error", lambda call: None)]
+
+
+def stored_result_mapped() -> list[Patch]:
+    """Issue 9 (Breakwater #13, bffa124), the old mapping: every result part of every
+    assistant message in the input is mapped, a stored (historical) result on a remembered
+    input message too, which the policies do not read (they read only the caller's outcome
+    parts of such a message); the model receives its mapped output."""
+    orig = chain.map_guarded_outputs
+
+    def map_guarded_outputs(agent, lst, *rest):
+        _, remapped = orig(agent, lst, *rest)
+        return mapping.map_client_outputs(agent, lst, True), remapped
+
+    return [(chain, "map_guarded_outputs", map_guarded_outputs)]
+
+
+def mapped_history_not_reread() -> list[Patch]:
+    """Issue 9 (Breakwater #15, bffa124), the old reading: a changed memory+input message is
+    read as the processor left it (its results raw); after mapping it is not recorded again,
+    so the mapped text the model receives is not read."""
+    orig = chain.map_guarded_outputs
+    return [(chain, "map_guarded_outputs", lambda agent, lst, *rest: (orig(agent, lst, *rest)[0], ()))]
+
+
+def text_file_data_read_raw() -> list[Patch]:
+    """Issue 9 (Breakwater #9, bffa124), the old reading: a file part's string data is read as
+    the string, not as the base64 text Mastra sends (``data:<type>;base64,<data>``), which is
+    what the model receives decoded."""
+    orig = prompt_values.media_values
+
+    def media_values(p):
+        if isinstance(p.data, str) and isinstance(p.media_type, str):
+            return [p.media_type, p.data]
+        return orig(p)
+
+    return [(prompt_values, "media_values", media_values)]

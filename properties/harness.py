@@ -123,6 +123,8 @@ CALL_PROPERTIES: dict[str, Check] = {
     "G12 policy_verdict_matches_read": lambda ex: inv.policy_verdict_matches_read(ex.scenario, ex.observation),
     "G15 audit_is_hygienic": lambda ex: inv.audit_is_hygienic(ex.scenario, ex.observation),
     "G3 rbac_decides_as_measured": lambda ex: inv.rbac_decides_as_measured(ex.scenario, ex.observation),
+    "G1 context_option_fails_as_measured": lambda ex: inv.context_option_fails_as_measured(ex.scenario, ex.observation),
+    "G2 denied_asset_urls_never_reach_model": lambda ex: inv.denied_asset_urls_never_reach_model(ex.scenario, ex.observation),
     "G7 identity_processors_change_nothing": _identity,
 }
 

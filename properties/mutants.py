@@ -38,10 +38,15 @@ Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 # the old behaviour of each defect found outside the suite (properties/found.py)
 from .found import (  # noqa: E402
     allowed_with_reason,
+    context_option_accepted,
     history_input_read_unmapped,
+    input_assets_gate_skipped,
+    mapped_history_not_reread,
     rethrown_tripwire_named_by_processor,
     role_for_every_kind,
+    stored_result_mapped,
     system_parts_read_apart,
+    text_file_data_read_raw,
     unreadable_actor_kept,
 )
 
@@ -309,6 +314,11 @@ _ALL = [
     Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", history_input_read_unmapped),
     Mutant("role_checked_for_every_kind", "G3", "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)", role_for_every_kind),
     Mutant("rethrown_tripwire_named_by_processor", "G6 I6", "a TripWire a processor throws itself refuses under the processor's id (Mastra names it <agent>-input-processor, or \"\" on durable; issue 9)", rethrown_tripwire_named_by_processor),
+    Mutant("input_assets_gate_skipped", "G2 I4", "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (issue 9)", input_assets_gate_skipped),
+    Mutant("context_option_accepted", "G1", "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; issue 9)", context_option_accepted),
+    Mutant("stored_result_mapped", "G11 I4", "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)", stored_result_mapped),
+    Mutant("mapped_history_not_reread", "G10 G11 I4", "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)", mapped_history_not_reread),
+    Mutant("text_file_data_read_raw", "G12 I4", "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)", text_file_data_read_raw),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}

@@ -105,7 +105,9 @@ def _carrier_stages(sources_after):
 
 def test_i8_flags_a_demoted_carrier_and_a_missing_save():
     done, stages = _carrier_stages((Source.MEMORY,))
-    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)))
+    # the caller sends tc1's outcome back on a0 (I8 judges the caller's outcome parts)
+    sent_back = Message("a0", Role.ASSISTANT, (evolve(done.parts[0], created_at=None),), created_at=2)
+    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)), msgs=(sent_back, C1))
     assert inv.returned_memory_input_stays_both(sc, Observation(Answered()), "", stages, STORE)
     done, stages = _carrier_stages((Source.MEMORY, Source.INPUT))
     v = inv.returned_memory_input_stays_both(sc, Observation(Answered(), prompts=((done,),)), "", stages, STORE)
@@ -170,3 +172,63 @@ def test_g3_flags_a_service_principal_denied_for_its_role():
     human_denied = evolve(denied, actor=Actor("bob", "viewer"))
     assert not inv.rbac_decides_as_measured(viewer, Observation(rbac, audit=(human_denied,)))
     assert inv.rbac_decides_as_measured(viewer, Observation(Answered(), audit=(evolve(allowed, actor=Actor("bob", "viewer")),)))
+
+
+def test_i8_leaves_a_stored_result_on_the_carrier_as_stored():
+    # a stored result (tc0) on the remembered message is not the caller's outcome: it is sent as
+    # stored, not mapped (docs/breakwater-measurements.md §10); only tc1 is judged
+    old = ToolPart("tc0", "lookup", ToolState.RESULT, args=obj(q="note-03"), result=obj(answer="note-04"), created_at=500)
+    tc1 = ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000)
+    mapped = evolve(tc1, result=obj(type="text", value="mapped:" + '{"answer":"note-02"}'))
+    on_list = evolve(A0, parts=(old, mapped))
+    stages = (("memory processors", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))), ("processor p1", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))))
+    sent_back = Message("a0", Role.ASSISTANT, (evolve(tc1, created_at=None),), created_at=2)
+    sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)), msgs=(sent_back,))
+    store = ThreadStore((Thread("t1", "r1", (U0, evolve(A0, parts=(old, tc1)))),))
+    v = inv.returned_memory_input_stays_both(sc, Observation(Answered(), prompts=((on_list,),)), "note-03 note-04 mapped:{\\\"answer\\\":\\\"note-02\\\"}", stages, store)
+    assert not any("tc0" in x for x in v), v
+
+
+def test_g1_context_on_generate_must_throw_before_anything_runs():
+    # docs/breakwater-measurements.md §6: TypeError, no audit event, no model call
+    ctx = (Message("x1", Role.USER, (TextPart("note-05"),), created_at=4),)
+    sc = evolve(scenario(), call=evolve(scenario().call, context=ctx))
+    auth = EV("agent.input.authorize", "allowed", None)
+    assert inv.context_option_fails_as_measured(sc, Observation(Answered(), audit=(auth,), prompts=((),)))
+    from guardspec.model.observation import Failed
+
+    assert not inv.context_option_fails_as_measured(sc, Observation(Failed("TypeError: GuardedAgent: call option 'context' is not allowed")))
+    durable = evolve(sc, call=evolve(sc.call, loop=Loop.DURABLE))
+    assert not inv.context_option_fails_as_measured(durable, Observation(Answered(), audit=(auth,), prompts=((),)))
+
+
+@pytest.mark.parametrize(
+    "url, allowed, denied",
+    [
+        ("https://other.example/b.png", (), True),  # default: no origin allowed
+        ("https://assets.example/a.png", ("https://assets.example",), False),
+        ("https://assets.example:443/a.png", ("https://assets.example/",), False),  # default port
+        ("https://assets.example:8443/c.png", ("https://assets.example",), True),  # another port
+        ("https://u:p@assets.example/d.png", ("https://assets.example",), True),  # credentials
+        ("ftp://assets.example/e.txt", ("https://assets.example",), True),  # another scheme
+        ("aGVsbG8=", (), False),  # inline data
+    ],
+)
+def test_g2_denied_asset_urls_never_reach_the_model(url, allowed, denied):
+    from guardspec.model.messages import FilePart
+
+    sc = evolve(scenario(), agent=evolve(AGENT, allowed_input_asset_origins=allowed))
+    m = Message("c1", Role.USER, (FilePart(url, "image/png"),), created_at=10)
+    assert bool(inv.denied_asset_urls_never_reach_model(sc, Observation(Answered(), prompts=((m,),)))) is denied
+    assert not inv.denied_asset_urls_never_reach_model(sc, Observation(Refused("input asset URL origin is not allowed", "breakwater-input-assets")))
+
+
+def test_i4_text_file_data_is_read_only_as_decoded():
+    # the model receives text file data as the base64 text it decodes to (§8): reading the
+    # base64 string itself does not count
+    from guardspec.model.messages import FilePart
+
+    m = Message("c1", Role.USER, (FilePart("aGVsbG8gd29ybGQ=", "text/plain"),), created_at=10)
+    sc = scenario(msgs=(m,))
+    assert inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((m,),)), "text/plain\naGVsbG8gd29ybGQ=")
+    assert not inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((m,),)), "text/plain\nhello world")

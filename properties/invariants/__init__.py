@@ -15,10 +15,13 @@ The modules are grouped by what is observed:
 - ``tool_outcomes``: the caller's client tool outcome on a remembered message (I8, I10);
 - ``outcome``: how the call ends (G2, I5, I6, I7, I11, G12, G7, G11);
 - ``audit``: the audit events (G15);
+- ``calls``, ``rbac``: what Breakwater was measured to do (G1 call options, the input-assets
+  gate, G3 RBAC);
 - ``modes``: raw against guarded mode (I12).
 """
 
 from .audit import audit_is_hygienic
+from .calls import context_option_fails_as_measured, denied_asset_urls_never_reach_model
 from .rbac import rbac_decides_as_measured
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
@@ -64,6 +67,8 @@ __all__ = [
     "caller_messages",
     "carrier_ids",
     "configured_system",
+    "context_option_fails_as_measured",
+    "denied_asset_urls_never_reach_model",
     "failed_call_leaves_threads_intact",
     "guarded_agent_generates_no_title",
     "guarded_mode_shows_none",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from guardspec.model.agent import Agent
-from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Observation, Refused
 from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, to_json_text
@@ -164,6 +164,8 @@ def additions_are_read(scenario: Scenario, read: str | None, stages: Sequence[tu
                 for i, p in enumerate(m.parts or ()):
                     if _known(known, m.id, m.role, p) or _known(seen, m.id, m.role, p) or _mapped_later(scenario.agent, p):
                         continue
+                    if m.role is Role.USER and isinstance(p, (ReasoningPart, ToolPart)):
+                        continue  # M12: a user message sends only its text and file parts (docs/mastra-measurements.md §k, k9)
                     why = _unread_part(read, p)
                     if why:
                         out.append(f"I4: after {name}, added/changed message {m.id!r} part {i}: {why}")

@@ -22,7 +22,10 @@ Each prompt entry is rendered as the model receives it, as a list of texts:
 
 A rendering is *read* when each of its texts occurs in the policies' read: a string either as it
 is or as it stands inside JSON text (quotes and backslashes escaped), any other value as its
-JSON text; a file's data also counts as read when its base64 decoding does.
+JSON text. A file's data that decodes as base64 counts as read only through its decoding: Mastra
+sends string data as ``data:<type>;base64,<data>`` (docs/mastra-measurements.md §k, k18) and
+the model receives the text it decodes to (docs/breakwater-measurements.md §8), not the
+base64 string; data that does not decode counts as read as it is.
 """
 
 from __future__ import annotations
@@ -170,12 +173,14 @@ def entry_texts(e: Any) -> list[Text]:
 
 def _decoded(data: str) -> str | None:
     """Text data as it is decoded from base64 (``-``/``_`` read as ``+``/``/``, padding
-    optional, bad UTF-8 replaced)."""
+    optional, bad UTF-8 replaced, a leading byte order mark dropped as a UTF-8 decoder drops
+    it)."""
     s = "".join(data.replace("-", "+").replace("_", "/").split())
     try:
-        return base64.b64decode(s + "=" * (-len(s) % 4), validate=True).decode("utf-8", errors="replace")
+        text = base64.b64decode(s + "=" * (-len(s) % 4), validate=True).decode("utf-8", errors="replace")
     except (binascii.Error, ValueError):
         return None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def is_read(read: str | None, t: Text) -> bool:
@@ -185,10 +190,10 @@ def is_read(read: str | None, t: Text) -> bool:
     v = t.value
     if not isinstance(v, str):
         return clonable(v) and to_json_text(v) in read
-    if v in read or to_json_text(v)[1:-1] in read:
-        return True
     d = _decoded(v) if t.data else None
-    return d is not None and d in read
+    if d is not None:
+        return d in read
+    return v in read or to_json_text(v)[1:-1] in read
 
 
 def unread(read: str | None, texts: list[Text]) -> list[str]:

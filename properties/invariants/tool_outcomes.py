@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from guardspec.model.agent import ThreadStore
-from guardspec.model.messages import Message, Source, ToolPart, ToolState
+from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
 from guardspec.model.observation import Answered, Observation
 from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, obj, to_json_text
 
 from .prompt import _unread_part
 from .rendering import SENT_STATES, cached_output
-from .scenario import bound_thread, touches
+from .scenario import bound_thread, caller_messages, touches
 
 
 def carrier_ids(stages: Sequence[tuple[str, Any]]) -> set[str]:
@@ -61,7 +61,12 @@ def returned_memory_input_stays_both(
             continue
         if not isinstance(obs.outcome, Answered):
             continue
-        outcome_parts = [p for p in lm.message.parts or () if isinstance(p, ToolPart) and p.is_client_outcome]
+        if lm.message.role is not Role.ASSISTANT:
+            continue  # M12: a user message's tool parts are not sent (docs/mastra-measurements.md §k, k9)
+        # the caller's outcome parts: a stored (historical) result on the same message is not
+        # the caller's, and is sent as stored (docs/breakwater-measurements.md §10)
+        given = {q.tool_call_id for m in caller_messages(scenario) if m.id == cid for q in m.parts or () if isinstance(q, ToolPart)}
+        outcome_parts = [p for p in lm.message.parts or () if isinstance(p, ToolPart) and p.is_client_outcome and p.tool_call_id in given]
         sent = _sent_tool_parts(obs.prompts[0], cid) if obs.prompts else {}
         for p in outcome_parts:
             if p.state not in SENT_STATES:

@@ -69,6 +69,10 @@ class Swarm:
     # the battery's SYSTEM (off elsewhere, so that the campaigns, real Mastra's CI share included,
     # draw what they drew)
     breakwater_shapes: bool = False
+    # the stored assistant message of the pending call holds an earlier completed call of a
+    # mapped client tool before it (a stored result on the remembered message the caller's
+    # outcome comes back to: docs/breakwater-measurements.md §10); on in the battery's CARRIER
+    carrier_history_result: bool = False
 
 
 DEFAULT = Swarm()
@@ -233,7 +237,9 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     # the aimed system swarm here draws Breakwater's provider option shapes (the campaigns' mix
     # keeps SYSTEM without them: see ``Swarm.breakwater_shapes``)
     system = evolve(SYSTEM, breakwater_shapes=True)
-    for name, b in (("removal", REMOVAL), ("carrier", CARRIER), ("system", system), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD)):
+    # the input-assets gate's URLs on calls that mostly reach the model (processors return)
+    assets = evolve(ASSETS, endings=frozenset({"return"}), returns=frozenset({"same", "array"}), marker_rate=0.0, breakwater_shapes=True)
+    for name, b in (("removal", REMOVAL), ("carrier", evolve(CARRIER, carrier_history_result=True)), ("system", system), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD), ("assets", assets)):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
 

@@ -45,6 +45,9 @@ def histories(draw, swarm: Swarm = DEFAULT) -> tuple[Message, ...]:
     tool = draw(st.sampled_from(["lookup", "lookup", "plain", "nullmap"] + (["broken", "broken"] if swarm.broken_mapping else [])))
     pending = ToolPart("tc1", tool, draw(st.sampled_from(PENDING_STATES)), args=obj(q=draw(notes)))
     out = [user("u0", draw(notes), created_at=1), Message("a0", Role.ASSISTANT, (TextPart(draw(notes)), pending), created_at=2)]
+    if swarm.carrier_history_result and draw(st.booleans()):
+        earlier = evolve(draw(tool_parts(swarm, "tc0", ToolState.RESULT)), tool_name="lookup", provider_metadata=UNDEFINED)
+        out[1] = evolve(out[1], parts=(out[1].parts[0], earlier, pending))
     if "readd_result" in swarm.steps or draw(st.booleans()):
         done = draw(tool_parts(swarm, "tc9", ToolState.RESULT))
         if "readd_result" in swarm.steps and draw(st.booleans()):  # a result M11 maps once it is input
@@ -124,10 +127,10 @@ def fixtures(draw, swarm: Swarm) -> Fixture:
     if not (swarm.history or swarm.carrier):
         return Fixture((), None, None)
     stored = draw(histories(swarm))
-    pending = next(p for p in stored[1].parts if isinstance(p, ToolPart))
+    pending = next(p for p in stored[1].parts if isinstance(p, ToolPart) and p.tool_call_id == "tc1")
     if swarm.carrier and pending.state is ToolState.PARTIAL_CALL:
         pending = evolve(pending, state=ToolState.CALL)
-        stored = (stored[0], evolve(stored[1], parts=(stored[1].parts[0], pending))) + stored[2:]
+        stored = (stored[0], evolve(stored[1], parts=stored[1].parts[:-1] + (pending,))) + stored[2:]
     outcome = None
     if swarm.carrier or (swarm.client_outcomes and pending.state is not ToolState.PARTIAL_CALL and draw(st.integers(0, 3)) > 0):
         outcome = draw(outcome_for(pending, swarm))

@@ -20,7 +20,7 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
+from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
@@ -123,12 +123,22 @@ def i4(e: Encoded) -> Any:
     return L.and_(prompt_known_or_read(e), additions_read(e))
 
 
+def context_call(e: Encoded) -> Any:
+    """A generate or stream call given context messages (a slot that starts as context)."""
+    ch = e.choices
+    return L.and_(L.not_(L.eq(ch.loop, LoopC.DURABLE)), L.or_(*[L.eq(k, Kind.CONTEXT) for k in ch.kind]))
+
+
 def failed_by_processor(e: Encoded) -> Any:
     return L.and_(refused(e), L.eq(e.reason, R_PROC_FAILED))
 
 
 def reaches_processors(e: Encoded) -> Any:
-    return L.and_(L.not_(e.choices.title_on), e.choices.rbac_ok)
+    """The chain runs: no construction TypeError (G0), no context on generate/stream (G1,
+    unless the mutant accepts it), RBAC allows."""
+    sw = getattr(e, "switches", None)
+    blocked = False if sw is not None and sw.g1_context_accepted else context_call(e)
+    return L.and_(L.not_(e.choices.title_on), L.not_(blocked), e.choices.rbac_ok)
 
 
 def i5(e: Encoded) -> Any:
@@ -359,6 +369,13 @@ def g3(e: Encoded) -> Any:
     return L.implies(L.ne(e.authorize_events, 0), L.eq(by_rbac, L.not_(e.choices.rbac_ok)))
 
 
+def g1(e: Encoded) -> Any:
+    """G1 (extra property ``context_option_fails_as_measured``, docs/breakwater-measurements.md
+    §6): a guarded generate/stream call given context fails before anything runs: no audit
+    event, no model call."""
+    return L.implies(context_call(e), L.and_(L.eq(e.outcome, FAILED), L.eq(e.authorize_events, 0), L.not_(e.prompted)))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -385,6 +402,7 @@ CLAIMS: dict[str, Claim] = {
         Claim("G11", "a throwing mapping fails the call (breakwater-client-tool-output)", ("S6", "G11"), "G11 mapping_error_fails_call", ("guarded",), g11, lambda e: e.mapping_due),
         Claim("G12", "the outcome is the policies' decision on the read text", ("G12",), "G12 policy_verdict_matches_read", ("guarded",), g12, lambda e: L.and_(e.read_on, e.choices.evaluator_on)),
         Claim("G15", "audit events: no reason when allowed, the actor Breakwater reads", ("G3", "G15"), "G15 audit_is_hygienic", ("guarded",), g15, p_g15),
+        Claim("G1", "a generate/stream call given context fails before anything runs", ("G1",), "G1 context_option_fails_as_measured", ("guarded",), g1, context_call),
         Claim("G3", "RBAC decides as measured (the role is checked for humans only)", ("G3",), "G3 rbac_decides_as_measured", ("guarded",), g3, lambda e: L.and_(L.ne(e.authorize_events, 0), e.choices.actor_service)),
     )
 }

@@ -38,7 +38,7 @@ from .switches import Switches
 
 CLAUSES = (
     "M1", "M2", "M3", "M5", "M6", "M7", "M11", "M12", "M13",
-    "G0", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14", "G15",
+    "G0", "G1", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14", "G15",
 )
 
 
@@ -71,7 +71,11 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     sc = ch.scope
     N, K, J = sc.messages, sc.processors, sc.ops
     durable = L.eq(ch.loop, LoopC.DURABLE)
-    g0 = ch.title_on  # G0: memory with title generation is refused at construction
+    # G0: memory with title generation is refused at construction; G1 (docs/breakwater-measurements.md
+    # §6): a generate/stream call given context is a TypeError before anything runs, as G0's
+    # (the mutant accepts the context and runs the call)
+    context_call = L.and_(L.not_(durable), L.or_(*[L.eq(ch.kind[s], Kind.CONTEXT) for s in range(N)]))
+    g0 = L.or_(ch.title_on, False if sw.g1_context_accepted else context_call)
     # G3 (the mutant checks the role of every principal kind: the service viewer is denied too)
     denied = L.or_(L.not_(ch.rbac_ok), L.and_(sw.g3_role_every_kind, ch.actor_service))
     runs = L.and_(L.not_(g0), L.not_(denied))  # the chain runs

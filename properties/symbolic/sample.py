@@ -68,10 +68,8 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         mapping_on and rng.random() < 0.3,
         rng.random() < 0.2,
     )
-    # call context on the durable loop only (G1, docs/breakwater-measurements.md §6): on
-    # generate/stream a context slot is caller input instead (the random sequence is unchanged)
-    if ch.loop != 2:
-        ch = evolve(ch, kind=tuple(int(Kind.INPUT) if k == Kind.CONTEXT else k for k in ch.kind))
+    # call context on every loop: on generate/stream it is a TypeError under the guard (G1,
+    # docs/breakwater-measurements.md §6), which the encoding says too
     ch = evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
     return evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
 

@@ -230,9 +230,8 @@ def assumptions(ch: Choices) -> list:
         out.append(L.and_(k >= 0, k <= 5))
         if not sc.call_context:
             out.append(L.ne(k, Kind.CONTEXT))
-        # a guarded generate/stream call takes no context option (G1; a TypeError before
-        # anything runs, docs/breakwater-measurements.md §6): call context on durable only
-        out.append(L.implies(L.eq(k, Kind.CONTEXT), L.eq(ch.loop, LoopC.DURABLE)))
+        # (a guarded generate/stream call given context is a TypeError before anything runs,
+        # G1, docs/breakwater-measurements.md §6: encoded in guarded.py, claim G1)
         # caller input and context: user messages (an assistant context message would take the
         # carrier's caller copy into an M4 merge at preparation: outside this encoding)
         out.append(L.implies(L.one_of(k, (Kind.INPUT, Kind.CONTEXT)), L.not_(ch.assistant[s])))

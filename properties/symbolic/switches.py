@@ -38,6 +38,7 @@ class Switches:
     g15_keep_actor: bool = False
     g3_role_every_kind: bool = False
     g6_tripwire_by_processor: bool = False
+    g1_context_accepted: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -69,10 +70,16 @@ MUTANT_SWITCHES: dict[str, str] = {
     "unreadable_actor_audited": "g15_keep_actor",
     "role_checked_for_every_kind": "g3_role_every_kind",
     "rethrown_tripwire_named_by_processor": "g6_tripwire_by_processor",
+    "context_option_accepted": "g1_context_accepted",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why
-OUT_OF_SCOPE: dict[str, str] = {}
+OUT_OF_SCOPE: dict[str, str] = {
+    "input_assets_gate_skipped": "the encoding has no file or image parts, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_reach_model)",
+    "text_file_data_read_raw": "the encoding has no file parts, so no file data to read (killed by I4, which renders text file data as the model receives it, decoded)",
+    "stored_result_mapped": "the carrier holds one tool part, the caller's outcome; a stored result beside it on the remembered message is not encoded (killed by I4 in the battery's carrier swarm)",
+    "mapped_history_not_reread": "the carrier holds one tool part, the caller's outcome, read mapped among the caller's parts whatever the mutant does; only a stored result beside it tells the mutant apart, and that is not encoded (killed by I4 in the battery's carrier swarm)",
+}
 
 
 def for_mutant(name: str) -> Switches:
