@@ -10,7 +10,8 @@ from typing import Any
 
 from attrs import evolve
 
-from guardspec.model.messages import Source, SystemMessage, TextPart
+from guardspec.model.messages import Role, Source, SystemMessage, TextPart, ToolPart
+from guardspec.model.values import UNDEFINED
 
 M = importlib.import_module
 chain = M("guardspec.reference.guard.chain")
@@ -19,6 +20,7 @@ ml = M("guardspec.reference.messagelist")
 policies = M("guardspec.reference.policies")
 mapping = M("guardspec.reference.mapping")
 prompt_values = M("guardspec.reference.prompt_values")
+model_step = M("guardspec.reference.model_step")
 
 Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 
@@ -181,3 +183,37 @@ def text_file_data_read_raw() -> list[Patch]:
         return orig(p)
 
     return [(prompt_values, "media_values", media_values)]
+
+
+# -- issue 10, the substrate (real Mastra's behaviour, docs/mastra-measurements.md §k) -------------
+
+
+def user_message_sends_every_part() -> list[Patch]:
+    """Issue 10 (k9), the old prompt: a user message sends every part, its reasoning (and tool)
+    parts too, which the policies do not read (Breakwater reads a user message's text and
+    file parts, as AI SDK ``convertToModelMessages`` sends them)."""
+    orig = model_step._sent_parts
+
+    def _sent_parts(m):
+        if m.role is not Role.USER:
+            return orig(m)
+        return [
+            p
+            for p in m.parts or ()
+            if not model_step._empty_text(p) and not (isinstance(p, ToolPart) and p.state not in model_step._SENT_TOOL_STATES)
+        ]
+
+    return [(model_step, "_sent_parts", _sent_parts)]
+
+
+def part_provider_options_sent() -> list[Patch]:
+    """Issue 10 (k6), the old prompt: a text part keeps its providerOptions in the prompt, so
+    content options (Anthropic citations) reach the provider; the policies never read a
+    message part's options (Mastra sends none)."""
+
+    def sent_part(p):
+        if isinstance(p, ToolPart) and p.approval is not UNDEFINED:
+            return evolve(p, approval=UNDEFINED)
+        return p
+
+    return [(model_step, "sent_part", sent_part)]

@@ -42,12 +42,14 @@ from .found import (  # noqa: E402
     history_input_read_unmapped,
     input_assets_gate_skipped,
     mapped_history_not_reread,
+    part_provider_options_sent,
     rethrown_tripwire_named_by_processor,
     role_for_every_kind,
     stored_result_mapped,
     system_parts_read_apart,
     text_file_data_read_raw,
     unreadable_actor_kept,
+    user_message_sends_every_part,
 )
 
 
@@ -319,6 +321,9 @@ _ALL = [
     Mutant("stored_result_mapped", "G11 I4", "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)", stored_result_mapped),
     Mutant("mapped_history_not_reread", "G10 G11 I4", "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)", mapped_history_not_reread),
     Mutant("text_file_data_read_raw", "G12 I4", "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)", text_file_data_read_raw),
+    # defects of the substrate fixed by issue 10 (real Mastra's behaviour), the old behaviour
+    Mutant("user_message_sends_every_part", "M12 I4", "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)", user_message_sends_every_part),
+    Mutant("part_provider_options_sent", "M12 I4", "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)", part_provider_options_sent),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}

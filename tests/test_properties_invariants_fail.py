@@ -232,3 +232,15 @@ def test_i4_text_file_data_is_read_only_as_decoded():
     sc = scenario(msgs=(m,))
     assert inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((m,),)), "text/plain\naGVsbG8gd29ybGQ=")
     assert not inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((m,),)), "text/plain\nhello world")
+
+
+def test_i4_a_prompt_text_parts_content_options_must_be_read():
+    # were a text part's providerOptions sent (Mastra sends none, k6), its Anthropic citations
+    # would reach the provider: I4 asks that they were read
+    cited = obj(anthropic=obj(citations=(obj(cited_text="note-13", encrypted_index="opaque"),)))
+    m = Message("c1", Role.USER, (TextPart("note-01", cited),), created_at=10)
+    sc = scenario(msgs=(m,))
+    v = inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((m,),)), "note-01")
+    assert any("providerOptions" in x and "note-13" in x for x in v), v
+    plain = Message("c1", Role.USER, (TextPart("note-01"),), created_at=10)
+    assert not inv.nothing_reaches_model_unread(sc, Observation(Answered(), prompts=((plain,),)), "note-01")

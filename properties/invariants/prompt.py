@@ -20,7 +20,7 @@ from guardspec.model.observation import Observation, Refused
 from guardspec.model.scenario import Scenario
 from guardspec.model.values import UNDEFINED, to_json_text
 
-from .rendering import Text, Unrenderable, cached_output, entry_texts, part_texts, system_texts, unread
+from .rendering import Text, Unrenderable, cached_output, content_option_strings, entry_texts, part_texts, system_texts, unread
 from .scenario import bound_thread, caller_messages, stored_before
 
 
@@ -119,6 +119,13 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                 why = _unread_part(read, p)
                 if why:
                     out.append(f"I4: prompt[{step}] message {e.id!r} part {i} ({type(p).__name__}): {why}")
+                # a prompt text part's providerOptions travel with it to the provider; those that
+                # carry content (Anthropic citations, OpenRouter reasoning details) must be read
+                # too (Mastra sends none: docs/mastra-measurements.md §k, k6)
+                if isinstance(p, TextPart):
+                    missing = unread(read, [Text(x) for x in content_option_strings(p.provider_options)])
+                    if missing:
+                        out.append(f"I4: prompt[{step}] message {e.id!r} part {i} (TextPart) providerOptions: texts {missing!r} not in the policies' read")
     return out
 
 
