@@ -224,6 +224,7 @@ def system_to_json(s: SystemMessage) -> dict:
     c = s.content
     if s.stored and isinstance(c, tuple):
         d["content"] = {"format": 2, "parts": [part_to_json(p) for p in c]}
+        _opt_value(d["content"], "metadata", s.metadata)
     elif isinstance(c, tuple) and c and all(isinstance(p, _PART_TYPES) for p in c):
         d["content"] = [part_to_json(p) for p in c]
     else:
@@ -237,9 +238,10 @@ def system_from_json(j: Any) -> SystemMessage:
     if isinstance(j, str):
         return SystemMessage(j)
     c = j.get("content", {"$undefined": True})
-    if isinstance(c, dict) and set(c) == {"format", "parts"} and c["format"] == 2 and isinstance(c["parts"], list):
+    if isinstance(c, dict) and set(c) - {"metadata"} == {"format", "parts"} and c["format"] == 2 and isinstance(c["parts"], list):
         stored = tuple(part_from_json(p) for p in c["parts"])
-        return SystemMessage(stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True)
+        return SystemMessage(stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True,
+                             metadata=_undef(c, "metadata"))
     if isinstance(c, list) and c and all(isinstance(p, dict) and p.get("type") in _PART_TAGS and not any(k.startswith("$") for k in p) for p in c):
         content: Any = tuple(part_from_json(p) for p in c)
     else:

@@ -141,13 +141,15 @@ class SystemMessage:
     ``content`` is a string, or a tuple of text-part objects; anything else is what a
     processor may have put there. ``stored``: a stored-format (``format: 2``) system message
     kept as it is (``replaceAllSystemMessages`` does not convert): its content is
-    ``{format: 2, parts}`` and ``content`` holds those parts (docs/mastra-measurements.md §k).
+    ``{format: 2, parts}`` and ``content`` holds those parts (docs/mastra-measurements.md §k);
+    ``metadata``: such an entry's ``content.metadata`` (its message's metadata, k35).
     """
 
     content: Any
     provider_options: Any = UNDEFINED
     experimental_provider_metadata: Any = UNDEFINED
     stored: bool = False
+    metadata: Any = UNDEFINED
     ref: int = field(default=0, eq=False, repr=False)
     fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
 

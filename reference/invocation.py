@@ -15,6 +15,7 @@ from attrs import frozen
 from guardspec.model.fast import evolve
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart
+from guardspec.model.values import UNDEFINED
 from guardspec.model.processors import (
     MISSING,
     Abort,
@@ -214,8 +215,9 @@ def invoke(
                 new = evolve(old, **{name: step.value})
                 if name == "content" and old.stored:
                     # a kept stored-format entry given new content is a system message with that
-                    # content (its other keys are not sent; docs/mastra-measurements.md §k k20)
-                    new = evolve(new, stored=False)
+                    # content (its other keys are not sent; docs/mastra-measurements.md §k k20);
+                    # the metadata lived in the replaced content (k35)
+                    new = evolve(new, stored=False, metadata=UNDEFINED)
                 lst = ml.set_system(lst, step.tag, step.index, new)
                 edit_in_place(new)
             elif isinstance(step, EditMessage):

@@ -387,8 +387,8 @@ def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageL
 def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
     """M6 ``replaceAllSystemMessages``: the untagged bucket only; system-role entries only; no
     dedupe. Entries are kept as they are (no conversion): a stored-format system message keeps
-    its ``{format: 2, parts}`` content (measured, docs/mastra-measurements.md §k: probe
-    ``k-db-system-entries``)."""
+    its ``{format: 2, parts}`` content, its message's metadata included (measured,
+    docs/mastra-measurements.md §k: probe ``k-db-system-entries``, k35)."""
     kept = []
     for e in entries:
         if isinstance(e, SystemMessage):
@@ -397,7 +397,7 @@ def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
             if e.parts is None:
                 kept.append(SystemMessage(UNDEFINED, ref=e.ref))
             else:
-                kept.append(SystemMessage(as_db_message(e).parts, stored=True, ref=e.ref))
+                kept.append(SystemMessage(as_db_message(e).parts, stored=True, metadata=e.metadata, ref=e.ref))
     return evolve(lst, untagged=tuple(kept))
 
 

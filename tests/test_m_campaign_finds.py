@@ -295,3 +295,30 @@ def test_k33_no_durable_title_when_the_read_back_throws(end, outcome):
     o = _memory_call("durable", [_msg("c00", "user", 10, [{"type": "text", "text": "note-11"}])],
                      [_msg("u0", "user", 1, [{"type": "text", "text": "note-27"}], True)], processors=[p], title=True)
     assert o["outcome"]["kind"] == outcome and o["title"] == ""
+
+
+# -- k35-k40: mastra-diff seeds 20261202-20261204 --------------------------------------------------
+
+
+def test_k35_a_kept_stored_format_system_entry_keeps_its_messages_metadata():
+    # seed 20261202 case 1957, reduced (adapter run): replaceAllSystemMessages of stored-format
+    # system messages with metadata [null, 1] and {k: 'v'}: the untagged bucket lists
+    # {format: 2, parts, metadata} with that metadata; an editSystem of the content drops it
+    def entry(id, text, metadata):
+        return {"id": id, "role": "system", "createdAt": 5, "parts": [{"type": "text", "text": text}], "metadata": metadata}
+
+    steps = [{"op": "replaceAllSystemMessages", "entries": [entry("a0", "note-09", [None, 1]), entry("a1", "note-10", {"k": "v"})]}]
+    o = _observe([{"id": "p1", "steps": steps, "end": {"abortThenThrow": {"reason": "r", "message": "m"}}}], messages=["hi"])
+    assert [e["content"].get("metadata") for e in o["list"]["untagged"]] == [[None, 1], {"k": "v"}]
+    edit = {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"}
+    o = _observe([{"id": "p1", "steps": [*steps, edit], "end": {"abortThenThrow": {"reason": "r", "message": "m"}}}], messages=["hi"])
+    assert o["list"]["untagged"][0] == {"role": "system", "content": "note-00"}
+
+
+def test_k35_metadata_empty_object_on_a_kept_entry_counts_as_none():
+    # the adapter reports content.metadata {} as none (as for messages): both sides normalised
+    from guardspec.mastra_normalise import normalise_observation
+
+    entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
+    out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})
+    assert out["list"]["untagged"][0]["content"] == {"format": 2, "parts": [{"type": "text", "text": "a"}]}

@@ -24,7 +24,8 @@ Only what Mastra chooses by itself is normalised, never what the semantics decid
 5. **Response metadata.** Mastra records the answering model on a response message
    (``content.metadata.modelId`` / ``.provider``): those two keys are dropped (an emptied
    ``metadata`` with them). A ``metadata`` that is (or is left) ``{}`` counts as none on both
-   sides (docs/protocol.md: the adapter reports ``content.metadata`` ``{}`` as none).
+   sides (docs/protocol.md: the adapter reports ``content.metadata`` ``{}`` as none), as does a
+   kept stored-format system entry's ``content.metadata`` ``{}``.
 
 Anything else (sources, order, parts, texts, states, titles, outcomes) is compared as is.
 """
@@ -176,13 +177,11 @@ def normalise_observation(obs: dict, inputs: Any) -> dict:
     if isinstance(lst, dict):
         for lm in lst.get("messages", []):
             lm["message"] = _message(lm["message"], ids, stamps)
-        for s in lst.get("untagged", []):
+        for s in [*lst.get("untagged", []), *(s for _, bucket in lst.get("tagged", []) for s in bucket)]:
             if isinstance(s.get("content"), list):
                 s["content"] = _parts(s["content"], stamps)
-        for _, bucket in lst.get("tagged", []):
-            for s in bucket:
-                if isinstance(s.get("content"), list):
-                    s["content"] = _parts(s["content"], stamps)
+            elif isinstance(s.get("content"), dict) and s["content"].get("metadata") == {}:
+                s["content"] = {k: v for k, v in s["content"].items() if k != "metadata"}
     if isinstance(obs.get("stored"), list):
         obs["stored"] = [_message(m, ids, stamps) for m in obs["stored"]]
     if isinstance(obs.get("prompts"), list):

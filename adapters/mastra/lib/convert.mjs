@@ -300,11 +300,13 @@ export function systemFromMastra(s) {
         return part;
       });
     } else if (isObj(c) && c.format === 2 && Array.isArray(c.parts) &&
-               Object.keys(c).every(k => k === 'format' || k === 'parts' || (k === 'metadata' && isObj(c.metadata) && !Object.keys(c.metadata).length))) {
+               Object.keys(c).every(k => k === 'format' || k === 'parts' || k === 'metadata')) {
       // a stored-format message kept in a system bucket (replaceAllSystemMessages does not
-      // convert): its content in the protocol's part shape (docs/protocol.md "Representation");
-      // `metadata: {}` counts as none, as for messages
+      // convert): its content in the protocol's part shape (docs/protocol.md "Representation"),
+      // its metadata as for messages (`{}` counts as none)
       out.content = { format: 2, parts: c.parts.map(partFromMastra).filter(p => p !== null) };
+      const md = c.metadata;
+      if (md !== undefined && !(isObj(md) && Object.keys(md).length === 0)) out.content.metadata = encodeValue(md);
     } else if (c !== undefined) {
       out.content = encodeValue(c);
     }
