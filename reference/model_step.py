@@ -153,7 +153,12 @@ def sent_part(p: Any) -> Any:
     return p
 
 
-def _without_part_options(m: Message) -> Message:
+def _sent_message(m: Message) -> Message:
+    """M12: a prompt message is ``{role, content}``: its parts as ``sent_part`` sends them and
+    no metadata (probe ``k-message-metadata-prompt``: the message's ``content.metadata`` never
+    reaches the prompt, whatever its role or value; docs/mastra-measurements.md §k k36)."""
+    if m.metadata is not UNDEFINED:
+        m = evolve(m, metadata=UNDEFINED)
     parts = tuple(sent_part(p) for p in m.parts or ())
     if all(a is b for a, b in zip(parts, m.parts or ())):
         return m
@@ -182,7 +187,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     non-system message in list (createdAt) order as Mastra's prompt conversion sends it
     (docs/mastra-measurements.md §j, §k): pending tool calls are not sent, a message left with
     nothing is not sent, an assistant message is split at step boundaries, part providerOptions
-    are not sent, and when the first non-system message is not a user message a user message
+    and message metadata are not sent, and when the first non-system message is not a user message a user message
     "." comes first. A cached tool output is substituted wherever one is found, on any message
     (M11)."""
     out: list[PromptEntry] = [e for e in (system_prompt_entry(s) for s in lst.system_all()) if e is not None]
@@ -200,7 +205,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
             msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart)))))
     if msgs and msgs[0].role is not Role.USER:
         msgs.insert(0, Message(id="", role=Role.USER, parts=(TextPart("."),), created_at=0))
-    return tuple(out) + tuple(_without_part_options(m) for m in msgs)
+    return tuple(out) + tuple(_sent_message(m) for m in msgs)
 
 
 def response_text(lst: MessageList) -> str:

@@ -322,3 +322,14 @@ def test_k35_metadata_empty_object_on_a_kept_entry_counts_as_none():
     entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
     out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})
     assert out["list"]["untagged"][0]["content"] == {"format": 2, "parts": [{"type": "text", "text": "a"}]}
+
+
+@pytest.mark.parametrize("metadata", [{"a": 1}, [None, 1], "str"])
+def test_k36_message_metadata_does_not_reach_the_prompt(metadata):
+    # probe k-message-metadata-prompt: each prompt message is {role, content}, for a user and an
+    # assistant message whose content.metadata is {a: 1}, [null, 1] or 'str' (seed 20261203 case 88)
+    msgs = [{**_msg("c0", "user", 1, [{"type": "text", "text": "hi"}]), "metadata": metadata},
+            {**_msg("c1", "assistant", 2, [{"type": "text", "text": "yo"}]), "metadata": metadata}]
+    o = _observe([], loop="stream", messages=msgs)
+    sent = [e for e in o["prompts"][0] if e["role"] != "system"]
+    assert [e["role"] for e in sent] == ["user", "assistant"] and not any("metadata" in e for e in sent)
