@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Thread, ThreadStore
@@ -9,7 +11,19 @@ from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart
 from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 from guardspec.model.observation import Result
 
+from .errors import MastraError
+from .jsvalues import json_round_trip
 from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
+
+
+def _durable_text(v: Any) -> Any:
+    """M13 durable saving: a text part's text is saved as JSON holds it (``jsvalues.json_round_trip``:
+    getters read, functions and undefined left out, NaN null); a text JSON cannot write (a
+    bigint anywhere in it) is saved as ``""`` (measured on each value, k37)."""
+    try:
+        return json_round_trip(v)
+    except MastraError:
+        return ""
 
 
 def _savable(m: Message, durable: bool = False) -> Message | None:
@@ -24,9 +38,12 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
         for p in m.parts or ()
         if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL and not keep_partial) and not isinstance(p, StepStartPart)
     )
-    if not durable and any(type(p) is TextPart and p.text is None for p in parts):
-        # generate/stream save a null text as "" (measured; the durable loop keeps null, k32)
-        parts = tuple(evolve(p, text="") if type(p) is TextPart and p.text is None else p for p in parts)
+    if not durable and any(type(p) is TextPart and (p.text is None or p.text is UNDEFINED) for p in parts):
+        # generate/stream save a null or undefined text as "" (measured; the durable loop keeps
+        # null and leaves undefined out, k32, k38)
+        parts = tuple(evolve(p, text="") if type(p) is TextPart and (p.text is None or p.text is UNDEFINED) else p for p in parts)
+    if durable and any(type(p) is TextPart and not isinstance(p.text, str) for p in parts):
+        parts = tuple(evolve(p, text=_durable_text(p.text)) if type(p) is TextPart and not isinstance(p.text, str) else p for p in parts)
     if not parts:
         return None
     return evolve(m, parts=parts, ref=0)

@@ -84,3 +84,39 @@ def join_texts(values: Iterable[Any], sep: str) -> str:
     """``Array.prototype.join(sep)``: null and undefined elements give ``""``, any other value
     its ``String(v)``."""
     return sep.join("" if v is None or v is UNDEFINED else to_string(v) for v in values)
+
+
+_NO_JSON = (JsFunction, JsSymbol)
+
+
+def json_round_trip(v: Any) -> Any:
+    """``JSON.parse(JSON.stringify(v))``: getters are read, a property whose value is undefined,
+    a function or a symbol is left out (an array holds ``null`` in its place), NaN and the
+    infinities become ``null``, a class instance a plain object of its own properties; a
+    top-level undefined, function or symbol gives undefined. A bigint makes ``JSON.stringify``
+    throw (``TypeError: Do not know how to serialize a BigInt``), as does a throwing getter
+    (its own error): both raise ``MastraError`` here (measured through the durable loop's saving,
+    docs/mastra-measurements.md §k k37)."""
+    v = read(v)
+    if v is UNDEFINED or isinstance(v, _NO_JSON):
+        return UNDEFINED
+    if isinstance(v, BigInt):
+        raise MastraError("TypeError", "Do not know how to serialize a BigInt")
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return None
+        return 0 if v == 0 else v
+    if isinstance(v, tuple):
+        out = []
+        for x in v:
+            y = json_round_trip(x)
+            out.append(None if y is UNDEFINED else y)
+        return tuple(out)
+    if isinstance(v, JsObject):
+        props = []
+        for k, x in v.props:
+            y = json_round_trip(x)
+            if y is not UNDEFINED:
+                props.append((k, y))
+        return JsObject(tuple(props))
+    return v

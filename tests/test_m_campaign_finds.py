@@ -333,3 +333,32 @@ def test_k36_message_metadata_does_not_reach_the_prompt(metadata):
     o = _observe([], loop="stream", messages=msgs)
     sent = [e for e in o["prompts"][0] if e["role"] != "system"]
     assert [e["role"] for e in sent] == ["user", "assistant"] and not any("metadata" in e for e in sent)
+
+
+B5 = {"$bigint": "5"}
+FN = {"$function": "fn-a"}
+UNDEF = {"$undefined": True}
+
+
+# adapter runs (scratch texts.py, a caller message c00 [text <value>], durable, user and
+# assistant alike): the saved text as real Mastra stored it; seed 20261203 case 114
+@pytest.mark.parametrize("text, saved", [
+    (B5, ""), ({"a": B5}, ""), ([B5, 1], ""), ({"a": {"$getter": "get-b", "throws": True}}, ""),
+    (FN, UNDEF), ({"$symbol": "s"}, UNDEF), ({"a": FN, "b": 1}, {"b": 1}), ({"a": UNDEF, "b": 1}, {"b": 1}),
+    ([FN, 1], [None, 1]), ([UNDEF, 1], [None, 1]), ({"$number": "NaN"}, None), ({"$number": "Infinity"}, None),
+    ([{"$number": "NaN"}], [None]), ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}),
+    ([{"text": {"$getter": "get-a", "value": "note-00"}}], [{"text": "note-00"}]),
+    ({"$class": "K", "props": {"a": 1}}, {"a": 1}), ({"$class": "K"}, {}), (1, 1), ([0.5, 1e21], [0.5, 1e21]),
+])
+def test_k37_durable_saves_a_text_as_json_holds_it(text, saved):
+    o = _memory_call("durable", [_msg("c00", "user", 0, [{"type": "text", "text": text}])])
+    assert o["outcome"] == {"kind": "failed", "error": "TypeError: p.text?.trim is not a function"}
+    assert o["stored"][0]["parts"][0]["text"] == saved
+
+
+@pytest.mark.parametrize("loop, saved", [("generate", ""), ("stream", ""), ("durable", UNDEF)])
+def test_k38_an_undefined_text_is_saved_as_empty_text_on_generate_and_stream(loop, saved):
+    # seed 20261204 case 1387; adapter runs: caller c00 [text undefined]: stored "" (generate,
+    # stream), no text (durable), user and assistant alike
+    o = _memory_call(loop, [_msg("c00", "user", 0, [{"type": "text", "text": UNDEF}])])
+    assert o["outcome"] == {"kind": "answered"} and o["stored"][0]["parts"][0]["text"] == saved
