@@ -12,7 +12,7 @@ from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 from guardspec.model.observation import Result
 
 from .errors import MastraError
-from .jsvalues import json_round_trip
+from .jsvalues import json_round_trip, read, to_string
 from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
 
 
@@ -69,7 +69,7 @@ def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, du
 
 def _title_lines(m: Message) -> list[str]:
     """``Agent.formatMessagePartsForTitle`` (docs/mastra-measurements.md §j): one line per
-    part: ``Role: text`` for a text part, ``Tool Result <name>: <result>`` for a tool result
+    part: ``Role: text`` for a text part (``String(text)``, k39), ``Tool Result <name>: <result>`` for a tool result
     (a string as it is, anything else as JSON, cut to 200 characters; an ``output-error`` shows
     its error text, an ``output-denied`` its approval reason), ``Tool Call <name>: <args JSON>``
     for a call awaiting or answering an approval, ``Reasoning: text``; a pending ``call`` gives
@@ -86,7 +86,8 @@ def _title_lines(m: Message) -> list[str]:
         if isinstance(p, ErrorPart):
             continue
         if isinstance(p, TextPart):
-            lines.append(f"{role}: {p.text if isinstance(p.text, str) else to_json_text(p.text)}")
+            # a template literal: `${part.text}` is String(text) (measured, k39)
+            lines.append(f"{role}: {to_string(read(p.text))}")
         elif isinstance(p, ToolPart):
             if p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED):
                 # the v4 UI message shows an error as a result holding its text, a denial as
@@ -126,7 +127,12 @@ def entitle(store: ThreadStore, thread_id: str, resource: str, lst: MessageList)
     thread = store.get(thread_id) or Thread(thread_id, resource)
     if thread.title:
         return store
-    text = transcript(lst, thread_id)
+    try:
+        text = transcript(lst, thread_id)
+    except MastraError:
+        # the transcript throws (a symbol text: String() throws): Mastra's title generation
+        # fails on its own and the thread keeps no title (measured, k39)
+        return store
     if text is None:
         return store
     # the title is trimmed (measured: transcript "User: " gives the title "User:", k26)

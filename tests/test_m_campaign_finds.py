@@ -362,3 +362,22 @@ def test_k38_an_undefined_text_is_saved_as_empty_text_on_generate_and_stream(loo
     # stream), no text (durable), user and assistant alike
     o = _memory_call(loop, [_msg("c00", "user", 0, [{"type": "text", "text": UNDEF}])])
     assert o["outcome"] == {"kind": "answered"} and o["stored"][0]["parts"][0]["text"] == saved
+
+
+# adapter runs (scratch titles.py: durable, titles on, caller ["hi", c01 [text <value>]] with c01
+# dated before "hi"), user and assistant alike; seed 20261203 case 1565
+@pytest.mark.parametrize("text, line", [
+    ({}, "[object Object]"), ({"a": 1}, "[object Object]"), (["a", None, 2], "a,,2"), (1, "1"), (True, "true"),
+    ({"$number": "NaN"}, "NaN"), (B5, "5"), (FN, "function () { return undefined; }"), ({"$class": "K"}, "[object Object]"),
+    ({"a": {"$getter": "get-a", "value": "x"}}, "[object Object]"), (None, "null"), (UNDEF, "undefined"),
+])
+def test_k39_a_title_line_shows_a_text_as_string_does(text, line):
+    msgs = ["hi", _msg("c01", "assistant", 5, [{"type": "text", "text": text}])]
+    o = _memory_call("durable", msgs, title=True)
+    assert o["title"].split("\n")[:2] == [f"Assistant: {line}", "User: hi"]
+
+
+def test_k39_a_symbol_text_leaves_the_thread_without_title():
+    # the same run with text Symbol(s): the call fails (k31) and the thread gets no title
+    o = _memory_call("durable", ["hi", _msg("c01", "user", 5, [{"type": "text", "text": {"$symbol": "s"}}])], title=True)
+    assert o["outcome"]["kind"] == "failed" and o["title"] == ""
