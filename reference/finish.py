@@ -51,19 +51,24 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
 
 def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> ThreadStore:
     """M13: the input then the response messages are saved to the bound thread (an upsert by
-    id; the thread lists its messages by createdAt)."""
+    id; the thread lists its messages by createdAt). Storage keeps one map of messages by id
+    over all threads: messages with equal createdAt are listed in the order their ids first
+    entered it, so an id already stored in another thread keeps that earlier place (measured,
+    docs/mastra-measurements.md §k k40)."""
     thread = store.get(thread_id) or Thread(thread_id, resource)
     rows = {m.id: m for m in thread.messages}
-    order = [m.id for m in thread.messages]
+    place: dict[str, int] = {}
+    for t in store.threads:
+        for m in t.messages:
+            place.setdefault(m.id, len(place))
     for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE):
         s = _savable(m, durable)
         if s is None:
             continue
         s = evolve(s, thread_id=thread_id, resource_id=resource)
-        if s.id not in rows:
-            order.append(s.id)
+        place.setdefault(s.id, len(place))
         rows[s.id] = s
-    msgs = tuple(sorted((rows[i] for i in order), key=lambda m: m.created_at))
+    msgs = tuple(sorted(rows.values(), key=lambda m: (m.created_at, place[m.id])))
     return store.put(evolve(thread, messages=msgs))
 
 

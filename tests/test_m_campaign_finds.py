@@ -381,3 +381,16 @@ def test_k39_a_symbol_text_leaves_the_thread_without_title():
     # the same run with text Symbol(s): the call fails (k31) and the thread gets no title
     o = _memory_call("durable", ["hi", _msg("c01", "user", 5, [{"type": "text", "text": {"$symbol": "s"}}])], title=True)
     assert o["outcome"]["kind"] == "failed" and o["title"] == ""
+
+
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_k40_equal_dates_are_listed_in_the_order_ids_first_entered_storage(loop):
+    # mastra-diff seed 20261206 case 1162, reduced (adapter runs, generate and durable): thread t1
+    # holds x9; the call on t2 saves m1 then x9, both dated 5: real Mastra lists x9, m1
+    t1 = {"id": "t1", "resource": "r1", "title": "", "messages": [_msg("x9", "user", 1, [{"type": "text", "text": "old"}], True)]}
+    sj = {"guardspec": 1, "agent": {"processors": [], "memory": {"generateTitle": False}},
+          "call": {"actor": ACTOR, "loop": loop, "memory": {"thread": "t2", "resource": "r1"}, "reply": "reply-0",
+                   "messages": [_msg("m1", "user", 5, [{"type": "text", "text": "one"}]), _msg("x9", "user", 5, [{"type": "text", "text": "two"}])]},
+          "threads": [t1, {"id": "t2", "resource": "r1", "title": "", "messages": []}]}
+    o = model_observation(sj, "raw")
+    assert [m["id"] for m in o["stored"]][:2] == ["x9", "m1"]
