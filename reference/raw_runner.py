@@ -162,6 +162,13 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
             err = MastraError("TypeError", "systemMessages is not iterable")
             err.partial = ml.replace_all_system(lst, ())
             raise err
+        for k, e in enumerate(sysm):
+            if e is None or e is UNDEFINED:
+                # ``message.role`` of a null or undefined entry throws, the entries before it
+                # kept: the call fails as for k15 (measured, docs/mastra-measurements.md §k k42)
+                err = MastraError("TypeError", f"Cannot read properties of {'null' if e is None else 'undefined'} (reading 'role')")
+                err.partial = ml.replace_all_system(lst, sysm[:k])
+                raise err
         return ml.replace_all_system(lst, sysm)
     assert isinstance(value, RetPrimitive)
     # ``result && "messages" in result``: a truthy primitive reaches the ``in`` operator, which

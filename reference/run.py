@@ -148,6 +148,11 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # memory (measured: no memory, a response a0 holding an approval-responded call: durable
     # fails, generate and stream answer; k30)
     broken = response_conversion_error(lst) if scenario.agent.memory is not None or durable else None
+    if broken:
+        # stream resolves all the same, with the model's own text (measured: a response a0
+        # [text, approval-responded call, text] the reply merges into: text "reply-0", not the
+        # read-back's "note-19reply-0"; docs/mastra-measurements.md §k k41)
+        text = scenario.call.reply
     if bound:
         threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
