@@ -15,7 +15,7 @@ from attrs import frozen
 from guardspec.model.fast import evolve
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart
-from guardspec.model.values import UNDEFINED
+from guardspec.model.values import UNDEFINED, Accessor, JsObject
 from guardspec.model.processors import (
     MISSING,
     Abort,
@@ -141,6 +141,35 @@ def _first_text(m: Message, text: Any) -> Message:
     return evolve(m, parts=tuple(parts) + (TextPart(text),))
 
 
+def _is_object(e: Any) -> bool:
+    """A message or an AI SDK system message: an object the processor language tracks by
+    ``ref``."""
+    return isinstance(e, (Message, SystemMessage))
+
+
+def _entry_id(e: Any) -> Any:
+    """``m.id`` of an array element as the processor language reads it (``isObj(m) &&
+    m.id``): a message's id; any other element has none."""
+    if isinstance(e, Message):
+        return e.id
+    if isinstance(e, JsObject):
+        return e.get("id")
+    return UNDEFINED
+
+
+def _spread(e: Any) -> Any:
+    """``{...e}`` of an element that is not a message (k43): a string or an array gives an
+    object of its indexed elements, an object its own properties (getters read), any other
+    primitive ``{}``. None of these is a message."""
+    if isinstance(e, str):
+        return JsObject(tuple((str(i), c) for i, c in enumerate(e)))
+    if isinstance(e, tuple):
+        return JsObject(tuple((str(i), v) for i, v in enumerate(e)))
+    if isinstance(e, JsObject):
+        return JsObject(tuple((k, v.value if isinstance(v, Accessor) else v) for k, v in e.props))
+    return JsObject()
+
+
 def _fresh_entry(lst: MessageList, e: Any) -> tuple[MessageList, Any]:
     if isinstance(e, Message):
         return lst.fresh(e)
@@ -165,7 +194,9 @@ def invoke(
     (``getSystemMessages()``), so what is added to the list shows in them, until an operation
     replaces that array (``removeByIds``, ``clear.input``; ``replaceAllSystemMessages``),
     after which they keep what they held then (docs/mastra-measurements.md §j)."""
-    heap: dict[int, Any] = {m.ref: m for m in received}
+    # ``received`` may hold values that are no objects (a string a predecessor returned among
+    # its messages, k43): they have no identity to track and pass through as they are
+    heap: dict[int, Any] = {m.ref: m for m in received if _is_object(m)}
     heap.update({s.ref: s for s in received_system})
     frozen_msgs: tuple | None = None
     frozen_sys: tuple | None = None
@@ -251,7 +282,7 @@ def invoke(
         now = lst.all() if frozen_msgs is None else frozen_msgs
         current = [on_list.get(m.ref, heap.get(m.ref, m)) for m in now]
     else:
-        current = [on_list.get(m.ref, heap[m.ref]) for m in received]
+        current = [on_list.get(m.ref, heap[m.ref]) if _is_object(m) else m for m in received]
     if system_live:
         sys_now = list(lst.untagged) if frozen_sys is None else [heap.get(x.ref, x) for x in frozen_sys]
     else:
@@ -286,14 +317,19 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
     if spec.copy != "none":
         copied = []
         for m in items:
-            lst, m = lst.fresh(m)
+            if _is_object(m):
+                lst, m = lst.fresh(m)
+            elif spec.copy == "shallow":
+                # ``{...m}`` of a string a predecessor returned (k43); a deep copy of a
+                # primitive is the primitive, of an array an equal array
+                m = _spread(m)
             copied.append(m)
         items = copied
     if spec.drop:
-        items = [m for m in items if m.id not in spec.drop]
+        items = [m for m in items if _entry_id(m) not in spec.drop]
     for edit in spec.edits:
         for i, m in enumerate(items):
-            if m.id != edit.id:
+            if not isinstance(m, Message) or m.id != edit.id:
                 continue
             if isinstance(edit, EditText):
                 m = _first_text(m, edit.text)

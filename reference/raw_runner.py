@@ -102,13 +102,17 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
     it (the error's ``partial``)."""
     deleted = []
     for m in received:
+        # ``idsBeforeProcessing = messages.map(m => m.id)``: a string among the received
+        # messages (k43) has no id, and a returned string has none either
+        mid = m.id if isinstance(m, Message) else UNDEFINED
         found = False
         for e in result:
-            if _entry_id(e) == m.id:
+            if _entry_id(e) == mid:
                 found = True
                 break
         if not found:
-            deleted.append(m.id)
+            deleted.append(mid)
+    deleted = [i for i in deleted if i is not UNDEFINED]
     if deleted:
         lst = ml.remove_by_ids(lst, deleted)
     current = {s.message.id: s.message.ref for s in lst.slots}
@@ -188,19 +192,21 @@ def _js_truthy(v: Any) -> bool:
     return bool(v)
 
 
-def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Message, ...], tuple[SystemMessage, ...], bool, bool]:
+def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Any, ...], tuple[SystemMessage, ...], bool, bool]:
     """M7 (``createStepFromProcessor``): a later step receives ``get.all.db()`` and
     ``getSystemMessages()`` (the list's live arrays) when its predecessor returned the list;
     the returned array and the predecessor's ``systemMessages`` when it returned an array; the
     returned ``messages`` and the (new, live) untagged array after an object; otherwise the
-    predecessor's own arrays."""
+    predecessor's own arrays. The returned array is handed on as it is (``messages: result``):
+    a string in it stays a string, so each later processor that returns it makes M8 add it
+    again as a new user message (measured, docs/mastra-measurements.md §k k43)."""
     if isinstance(value, RetSameList):
         return lst.all(), lst.untagged, True, True
     if isinstance(value, RetArray):
-        return tuple(e for e in value.items if isinstance(e, Message)), inv.received_system, False, inv.system_live
+        return value.items, inv.received_system, False, inv.system_live
     if isinstance(value, RetObject) and value.messages is not MISSING and value.system_messages is not MISSING:
         msgs = value.messages if isinstance(value.messages, tuple) else ()
-        return tuple(e for e in msgs if isinstance(e, Message)), lst.untagged, False, True
+        return msgs, lst.untagged, False, True
     return tuple(inv.received), inv.received_system, inv.messages_live, inv.system_live
 
 

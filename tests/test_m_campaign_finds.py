@@ -394,3 +394,84 @@ def test_k40_equal_dates_are_listed_in_the_order_ids_first_entered_storage(loop)
           "threads": [t1, {"id": "t2", "resource": "r1", "title": "", "messages": []}]}
     o = model_observation(sj, "raw")
     assert [m["id"] for m in o["stored"]][:2] == ["x9", "m1"]
+
+
+# -- k43: a returned string handed on to the next processor ----------------------------------------
+
+
+def _arr(base="received", copy="none", append=(), drop=()):
+    return {"array": {"base": base, "copy": copy, "drop": list(drop), "edits": [], "append": list(append)}}
+
+
+def _ret(pid, ret):
+    return {"id": pid, "steps": [], "end": {"return": ret}}
+
+
+NOTE33 = {"value": "note-33"}
+C00 = _msg("c00", "user", 10, [{"type": "text", "text": "note-22"}])
+
+
+def _user_texts(messages):
+    return [m["parts"][0]["text"] for m in messages if m["role"] == "user"]
+
+
+# adapter runs (scratch strre/probe.py, caller c00 "note-22", memory on, thread t1), each loop:
+# real Mastra stored the string once more for each later processor that returned its received
+# array, each copy a user message with its own generated id
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+@pytest.mark.parametrize("processors, copies", [
+    # V1: p1 appends "note-33", p2 and p3 return their received arrays: 3 copies
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr()), _ret("p3", _arr())], 3),
+    # V1b: one later return: 2 copies
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr())], 2),
+    # V1c: p2 appends, p3 returns its received array (the shrunk seed 20261208 case): 2 copies
+    ([_ret("p1", _arr()), _ret("p2", _arr(append=[NOTE33])), _ret("p3", _arr())], 2),
+    # V4: p2 returns {messages: received, systemMessages: received}: 3 copies
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", {"object": {"messages": _arr(), "systemMessages": "received"}}), _ret("p3", _arr())], 3),
+    # V6: p2 returns undefined (p3 gets p2's own array, the one p1 returned): 2 copies
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", {"primitive": {"$undefined": True}}), _ret("p3", _arr())], 2),
+    # V2d: p2's deep copy keeps the string a string: 3 copies
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(copy="deep")), _ret("p3", _arr())], 3),
+    # V2: p2 returns a fresh array of the list's messages: 1 copy
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(base="list")), _ret("p3", _arr())], 1),
+    # V5: p2 returns the list: 1 copy
+    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", "sameList"), _ret("p3", _arr())], 1),
+])
+def test_k43_a_returned_string_is_added_again_by_each_later_return_of_it(loop, processors, copies):
+    o = _memory_call(loop, [C00], processors=processors)
+    assert o["outcome"] == {"kind": "answered"}
+    assert _user_texts(o["stored"]) == ["note-22"] + ["note-33"] * copies
+    assert len({m["id"] for m in o["stored"]}) == len(o["stored"])
+
+
+def test_k43_the_list_shows_every_copy_under_input():
+    # V1, generate, no memory: impl list [c00, note-33 x3 (input), reply (response)]
+    procs = [_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr()), _ret("p3", _arr())]
+    o = _observe(procs, messages=[C00])
+    assert [(m["message"]["role"], m["sources"]) for m in o["list"]["messages"]] == \
+        [("user", ["input"])] * 4 + [("assistant", ["response"])]
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_k43_an_appended_message_object_is_not_added_again(loop):
+    # V3: p1 appends n1 (an object), p2 and p3 return their received arrays: stored [n1, c00, reply]
+    n1 = _msg("n1", "user", 5, [{"type": "text", "text": "note-11"}])
+    procs = [_ret("p1", _arr(append=[n1])), _ret("p2", _arr()), _ret("p3", _arr())]
+    o = _memory_call(loop, [C00], processors=procs)
+    assert [m["id"] for m in o["stored"]][:2] == ["n1", "c00"] and len(o["stored"]) == 3
+
+
+@pytest.mark.parametrize("value, added", [(NOTE33, 1), ({"value": ""}, 0), ({"value": ["note-40"]}, 1), ({"value": 0}, 0)])
+@pytest.mark.parametrize("loop, outcome", [("generate", {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}),
+                                           ("stream", {"kind": "failed", "error": "AGENT_STREAM_FAILED"}),
+                                           ("durable", {"kind": "answered"})])
+def test_k43_a_shallow_copy_of_a_handed_on_value_is_no_message(value, added, loop, outcome):
+    # V2c, V11-V13: p2 returns `received.map(m => ({...m}))`: the string (or "", an array, 0) is
+    # an object of its indexed characters, which `add` refuses: generate and stream fail, the
+    # durable loop answers with what p1 added (stored [c00, <added>, reply])
+    procs = [_ret("p1", _arr(append=[value])), _ret("p2", _arr(copy="shallow")), _ret("p3", _arr())]
+    o = _memory_call(loop, [C00], processors=procs)
+    assert o["outcome"] == outcome
+    assert len(o["stored"]) == (0 if loop != "durable" else 2 + added)
+    if loop != "durable":
+        assert len(o["list"]["messages"]) == 1 + added
