@@ -26,6 +26,7 @@ from guardspec.model.messages import SOURCE_ORDER
 from guardspec.model.scenario import Loop, Mode, Scenario
 
 from . import finish, preparation
+from .guard.application import policy_engine_output_return
 from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import call_options_error, caller_input_error, construction_error
 from .mapping import map_client_outputs
@@ -111,8 +112,12 @@ def _finalise(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles
     return threads
 
 
-def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None):
-    """M12 then M13: the model step, saving, the title (raw only) and the result."""
+def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None, guarded: bool = False):
+    """M12 then M13: the model step, saving, the title (raw only) and the result. ``guarded``
+    (G12): the policy engine is the agent's output processor, so the result text is read back
+    from the response messages on every loop, memory or not, and on the durable loop its
+    final-result step re-adds the response messages before they are saved
+    (``guard.application.policy_engine_output_return``; docs/breakwater-measurements.md §11)."""
     before = lst
     bound = _bound(scenario)
     durable = scenario.call.loop is Loop.DURABLE
@@ -143,16 +148,21 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # with memory its output processor (MessageHistory) runs and the text is read back from
     # the response messages; without output processors it is the model's own text (measured,
     # docs/mastra-measurements.md §j)
-    text = response_text(lst) if scenario.agent.memory is not None else scenario.call.reply
+    # The guarded agent always has an output processor, its policy engine, so its text is read
+    # back on every loop, memory or not (measured, docs/breakwater-measurements.md §11).
+    reads_back = scenario.agent.memory is not None or guarded
+    text = response_text(lst) if reads_back else scenario.call.reply
     # the durable loop reads its output text back from the response messages with or without
     # memory (measured: no memory, a response a0 holding an approval-responded call: durable
     # fails, generate and stream answer; k30)
-    broken = response_conversion_error(lst) if scenario.agent.memory is not None or durable else None
+    broken = response_conversion_error(lst) if reads_back or durable else None
     if broken:
         # stream resolves all the same, with the model's own text (measured: a response a0
         # [text, approval-responded call, text] the reply merges into: text "reply-0", not the
         # read-back's "note-19reply-0"; docs/mastra-measurements.md §k k41)
         text = scenario.call.reply
+    if guarded and durable:
+        lst = policy_engine_output_return(lst)
     if bound:
         threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
@@ -332,7 +342,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
             read=chain.read,
         )
-    lst, sent, threads, text, broken = _answer(scenario, lst, threads, False, trace)
+    lst, sent, threads, text, broken = _answer(scenario, lst, threads, False, trace, guarded=True)
     failed = _failed_after_chain(call.loop, sent, broken)
     prompts = () if sent is None else (sent,)
     if durable:

@@ -116,17 +116,19 @@ class Row:
     merged: Any
 
 
-def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstamped: ListS | None = None) -> tuple[tuple, Any]:
+def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstamped: ListS | None = None, restamped: Any = False) -> tuple[tuple, Any]:
     """M13: the input then the response messages are upserted into thread t1 (when
     ``saving``); returns the rows per slot and whether the reply has its own row. A message
     the reply merged into is saved without the stamp the merge gave its parts on the list
-    (``unstamped``: the list before the model step)."""
+    (``unstamped``: the list before the model step), unless ``restamped``: G12, the guarded
+    durable finalisation re-adds the response messages before saving, which stamps them
+    (``reference.guard.application.policy_engine_output_return``)."""
     rows = []
     for s, slot in enumerate(lst.slots):
         saved = L.and_(saving, slot.present, L.or_(slot.inp, slot.resp))
         c = slot.c
         if unstamped is not None:
-            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(merged[s], unstamped.slots[s].c.stamped, c.stamped))
+            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(L.and_(merged[s], L.not_(restamped)), unstamped.slots[s].c.stamped, c.stamped))
         rows.append(
             Row(
                 L.or_(saved, is_stored(ch, s)),

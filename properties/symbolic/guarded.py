@@ -196,9 +196,10 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     refused_list = final
     # after saving: generate and stream add the earlier response messages again (M12)
     final = ls.ite_list(answered, ls.ite_list(durable, stepped.list, fin.readd_earlier_responses(mapped, stepped)), final)
-    # durable finalisation saves the input and response the removal left (G13: none)
+    # durable finalisation saves the input and response the removal left (G13: none); on an
+    # answered durable call the policy engine re-adds the response messages first (G12 stamps)
     refused_saves = L.and_(runs, L.not_(answered), durable)
-    rows, reply_row = fin.save(ch, ls.ite_list(answered, stepped.list, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped)
+    rows, reply_row = fin.save(ch, ls.ite_list(answered, stepped.list, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped, durable)
     reply = L.and_(answered, stepped.reply)
 
     # G3 RBAC: before Mastra on generate/stream (a throw: no list, no result); a tripwire from

@@ -145,3 +145,19 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
             raise CannotApply("a systemMessages entry that is null or undefined", ml.replace_all_system(lst, value.system_messages[:i]))
     lst = ml.replace_all_system(lst, value.system_messages)
     return apply_messages(lst, value.messages, received, before)
+
+
+def policy_engine_output_return(lst: MessageList) -> MessageList:
+    """G12 on the durable loop's finalisation (docs/breakwater-measurements.md §11): the
+    policy engine is also the guarded agent's output processor; its final-result step returns
+    the response messages it was handed, and Mastra's runner re-adds each, in order, under the
+    source the checker names (``response``), merge off, before the finalisation saves them
+    (M13). That add stamps every part of theirs without ``createdAt`` (M2), so a remembered
+    message the reply merged into (M4) is saved with its parts stamped. The seed is silent on
+    the engine's output step. On generate and stream the saved copy keeps its parts as they
+    were (the stamps come after saving there, ``model_step.stamp_merged_reply``)."""
+    check = ml.checker(lst)
+    for m in lst.view(Source.RESPONSE):
+        lst = ml.remove_by_ids(lst, [m.id])
+        lst = ml.add_one(lst, m, check.get(m.id, Source.RESPONSE), merge=False)
+    return lst
