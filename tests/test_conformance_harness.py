@@ -220,3 +220,66 @@ def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path)
     f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "outcome": "rbac", "reason": "x"}]}))
     with pytest.raises(Exception, match=r"outcome: an object"):
         load_known(f)
+
+
+def test_a_known_entry_may_ask_what_the_differing_message_is(tmp_path: Path) -> None:
+    """docs/protocol.md 'Known discrepancies': ``message`` restricts an entry to a first
+    difference inside a message of a given kind (BW-F3: a remembered message with the caller's
+    client tool outcome, whose stored call keeps its state on durable)."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].parts[].state",
+                                                        "message": {"remembered": True, "callerOutcome": True}, "reason": "BW-F3"}]}))
+    known = load_known(f)
+    call = {"id": "tc1", "toolName": "lookup", "args": {}}
+    stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "call", **call}]}
+    caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    h0 = {"id": "h0", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
+    u1 = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "go"}]}
+
+    def scenario(caller, thread, bound="t1"):
+        return {"call": {"messages": caller, "memory": {"thread": bound, "resource": "r1"}}, "threads": [{"id": "t1", "messages": thread}]}
+
+    model = {"stored": [h0, caller_a0, u1]}
+    at_a0 = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].parts[0].state", "result", "call"),))
+    at_u1 = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[2].parts[0].state", "result", "call"),))
+    # a0 is in the thread and the caller sends its outcome: BW-F3
+    assert known_reason(known, at_a0, "durable", "h", model, scenario([caller_a0, u1], [h0, stored_a0])) == "BW-F3"
+    # the same difference on another loop, or in the caller's new message u1: not BW-F3
+    assert known_reason(known, at_a0, "generate", "h", model, scenario([caller_a0, u1], [h0, stored_a0])) is None
+    assert known_reason(known, at_u1, "durable", "h", model, scenario([caller_a0, u1], [h0, stored_a0])) is None
+    # a0 not remembered (the thread lacks it), or the caller does not send it: not BW-F3
+    assert known_reason(known, at_a0, "durable", "h", model, scenario([caller_a0, u1], [h0])) is None
+    assert known_reason(known, at_a0, "durable", "h", model, scenario([u1], [h0, stored_a0])) is None
+    # the caller sends a0 as text only: no outcome
+    text_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "x"}]}
+    assert known_reason(known, at_a0, "durable", "h", model, scenario([text_a0, u1], [h0, stored_a0])) is None
+    # no scenario, or no thread bound: the entry cannot match
+    assert known_reason(known, at_a0, "durable", "h", model) is None
+    assert known_reason(known, at_a0, "durable", "h", model, scenario([caller_a0, u1], [h0, stored_a0], bound=None)) is None
+    for bad in ({}, {"remembered": "yes"}, {"pending": True}, []):
+        f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "message": bad, "reason": "x"}]}))
+        with pytest.raises(Exception, match=r"message: an object of booleans"):
+            load_known(f)
+
+
+def test_a_known_path_reads_brackets_literally(tmp_path: Path) -> None:
+    """docs/schemas/known.schema.json: ``path`` is a glob over the first difference's path with
+    indices written ``[]``; only ``*`` is a wildcard."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "path": "$.stored[].parts[]*", "reason": "x"}]}))
+    known = load_known(f)
+
+    def at(path):
+        return Verdict("disagree", "guarded:stored", (Difference("stored", path, 1, 2),))
+
+    assert known_reason(known, at("$.stored[3].parts[0].createdAt"), "durable", "h") == "x"
+    assert known_reason(known, at("$.stored[3].id"), "durable", "h") is None
+    assert known_reason(known, at("$.stored.length"), "durable", "h") is None

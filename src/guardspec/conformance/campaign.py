@@ -97,10 +97,12 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
 
 def load_known(path: str | Path) -> list[dict]:
     """``{"guardspec": 1, "known": [{"signature": glob, "path"?: glob, "loop"?: str,
-    "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "outcome"?: object, "reason": str}]}``;
-    every entry must say why. ``model``/``impl``: the first difference's values, when the cause
-    shows in them; ``outcome``: members the model's outcome must have (e.g. the refusing
-    processor), when the cause shows in the model's outcome rather than in the difference."""
+    "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "outcome"?: object, "message"?: object,
+    "reason": str}]}``; every entry must say why. ``model``/``impl``: the first difference's
+    values, when the cause shows in them; ``outcome``: members the model's outcome must have
+    (e.g. the refusing processor), when the cause shows in the model's outcome rather than in
+    the difference; ``message``: what the message the first difference lies in must be
+    (``message_facts``), when the cause is in the kind of message."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as e:
@@ -122,13 +124,60 @@ def load_known(path: str | Path) -> list[dict]:
                 raise BadArguments(f"{where}.{key}: a string")
         if "outcome" in k and not isinstance(k["outcome"], dict):
             raise BadArguments(f"{where}.outcome: an object (members of the model's outcome)")
-        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "outcome", "reason"}
+        if "message" in k:
+            m = k["message"]
+            if not isinstance(m, dict) or not m or any(key not in MESSAGE_FACTS or not isinstance(val, bool) for key, val in m.items()):
+                raise BadArguments(f"{where}.message: an object of booleans named {', '.join(MESSAGE_FACTS)}")
+        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "outcome", "message", "reason"}
         if extra:
             raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
     return data["known"]
 
 
-def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None) -> str | None:
+def _path_glob(path: str, pattern: str) -> bool:
+    """A known entry's ``path``: ``*`` matches any run of characters, everything else itself,
+    so ``[]`` (an index, ``compare.coarse``) is literal (fnmatch would read it as a set)."""
+    import re
+
+    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), path, re.S) is not None
+
+
+MESSAGE_FACTS = ("remembered", "callerOutcome")
+
+
+def message_facts(v: Verdict, model: Any, scenario: Any) -> dict[str, bool] | None:
+    """What a known entry's ``message`` asks of the message the first difference lies in: the
+    element ``$.<field>[i]`` of the model's observation its path starts with (e.g.
+    ``$.stored[1].parts[1].state``: the model's second stored message). ``remembered``: its id
+    is a message of the thread the call is bound to, as stored before the call;
+    ``callerOutcome``: the caller sends a message with its id holding a client tool part (a
+    ``tool-invocation``: the caller's outcome for a stored call, SPEC M3). None when the path
+    names no message or the scenario binds no thread."""
+    import re
+
+    m = re.match(r"\$\.(\w+)\[(\d+)\]", v.differences[0].path) if v.differences else None
+    if m is None or not isinstance(model, dict) or not isinstance(scenario, dict):
+        return None
+    rows, i = model.get(m.group(1)), int(m.group(2))
+    if not isinstance(rows, list) or i >= len(rows) or not isinstance(rows[i], dict) or not isinstance(rows[i].get("id"), str):
+        return None
+    mid, call = rows[i]["id"], scenario.get("call") or {}
+    bound = (call.get("memory") or {}).get("thread")
+    thread = next((t for t in scenario.get("threads") or () if isinstance(t, dict) and t.get("id") == bound), None)
+    if thread is None:
+        return None
+    remembered = any(isinstance(x, dict) and x.get("id") == mid for x in thread.get("messages") or ())
+    outcome = any(
+        isinstance(x, dict) and x.get("id") == mid and any(isinstance(p, dict) and p.get("type") == "tool-invocation" for p in x.get("parts") or ())
+        for x in call.get("messages") or ()
+    )
+    return {"remembered": remembered, "callerOutcome": outcome}
+
+
+def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None, scenario: Any = None) -> str | None:
+    """The reason of the first entry of ``known`` the case matches (``load_known``), or None.
+    ``model``: the model's observation (JSON), ``scenario``: the scenario (JSON); an entry that
+    asks of either does not match without it."""
     from fnmatch import fnmatchcase
 
     from .compare import coarse
@@ -142,7 +191,7 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = 
             continue
         if "path" in k:
             path = coarse(v.differences[0].path) if v.differences else (v.problem.path if v.problem else "")
-            if not fnmatchcase(path, k["path"]):
+            if not _path_glob(path, k["path"]):
                 continue
         first = v.differences[0] if v.differences else None
         if any(side in k and (first is None or getattr(first, side) != k[side]) for side in ("model", "impl")):
@@ -150,6 +199,10 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = 
         if "outcome" in k:
             outcome = model.get("outcome") if isinstance(model, dict) else None
             if not isinstance(outcome, dict) or any(outcome.get(key) != val for key, val in k["outcome"].items()):
+                continue
+        if "message" in k:
+            facts = message_facts(v, model, scenario)
+            if facts is None or any(facts[key] != val for key, val in k["message"].items()):
                 continue
         return k["reason"]
     return None
@@ -342,7 +395,7 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
                     v = judge(scenarios[i], m, mo, ans, cfg.comparison, impl.hello or hello, loop)
                 rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": hashes[i], **v.to_json(), "seconds": round(ans.seconds, 4)}
                 if v.status in ("disagree", "problem"):
-                    why = known_reason(cfg.known, v, loop, hashes[i], mo)
+                    why = known_reason(cfg.known, v, loop, hashes[i], mo, scenarios[i])
                     if why is not None:
                         rec["status"], rec["known"] = "known", why
                     elif isinstance(ans.reply, dict) and v.status == "disagree":
