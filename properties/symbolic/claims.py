@@ -88,7 +88,11 @@ def prompt_known_or_read(e: Encoded) -> Any:
     for s, slot in enumerate(e.prompt.slots):
         text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
         tool_ok = L.or_(known_tool(e, s, slot.c), tool_read(e, slot.c.tool))
-        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok)))
+        # an ADD's citation (a text part's providerOptions) and a user message's reasoning part,
+        # when sent, are never read: the guard reads no message part's options and of a user
+        # message only its text and file parts (G10, G12; the agreement test checks the read)
+        unsent = [L.not_(x[s]) for x in (e.prompt_opts, e.prompt_reasoning) if x]
+        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, *unsent)))
     sc = e.choices.scope
     for k in range(sc.processors):
         for j in range(sc.ops):
@@ -290,7 +294,7 @@ def without_processors(e: Encoded) -> Encoded:
 
     none = evolve(
         ch, op=grid(int(Op.NOP)), tgt=grid(0), src=grid(0), omark=grid(False), orole=grid(False),
-        end=(int(End.UNDEFINED),) * K, etgt=(0,) * K, emark=(False,) * K,
+        end=(int(End.UNDEFINED),) * K, etgt=(0,) * K, emark=(False,) * K, oext=grid(False),
     )
     return encode_guarded(none, e.switches)
 

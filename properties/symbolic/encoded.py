@@ -62,6 +62,10 @@ class Encoded:
     allowed_events: Any = 0
     reasoned_allowed: Any = 0
     misnamed_events: Any = 0
+    # M12 per slot: the prompt sends the text part's providerOptions (an ADD's citation), and a
+    # user message's reasoning part (the guard's Mastra sends neither; two mutants do)
+    prompt_opts: tuple = ()
+    prompt_reasoning: tuple = ()
 
 
 def prepared(ch: Choices) -> ListS:

@@ -24,6 +24,10 @@ class Content:
     assistant: Any
     tool: Any
     stamped: Any
+    # the message carries content the model never receives (an ADD's ``oext``): its text part's
+    # providerOptions (an Anthropic citation), and for a user message a reasoning part; M12
+    # sends neither, the policies read neither (G10 reads a user message's text and file parts)
+    ext: Any = False
 
 
 @frozen
@@ -98,13 +102,14 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext)
 
 
 def same_content(a: Content, b: Content) -> Any:
     """G9 fingerprint equality of two messages with one id: role and content (text, stamps,
-    tool part). Labels are unique per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped))
+    tool part, the text part's providerOptions and a reasoning part: ``ext``). Labels are unique
+    per text, so equal labels mean equal texts."""
+    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext))
 
 
 def only_input(s: Slot) -> Any:
@@ -126,7 +131,7 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
         L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        Content(c.label, c.marked, c.assistant, c.tool, stamped), obj,
+        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext), obj,
     )
 
 

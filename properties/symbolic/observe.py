@@ -14,7 +14,7 @@ from typing import Any
 
 import z3
 
-from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.reference.reading import cached_output
 from guardspec.model.values import UNDEFINED, JsObject
@@ -43,6 +43,7 @@ from .encoded import (
 from .scope import MARKER, NO_LABEL, Scope, Tool
 
 TXT = re.compile(r"^txt(\d{3})")
+EXT = re.compile(r"(cit|rsn)\d{3}")
 
 
 def content_of(m: Message) -> tuple:
@@ -61,7 +62,10 @@ def content_of(m: Message) -> tuple:
         t = Tool.CALL
     else:
         t = Tool.CACHED if cached_output(tool) is not UNDEFINED else Tool.RESULT
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped)
+    # an ADD's extra content: the first text part's providerOptions, a reasoning part
+    opts = text is not None and text.provider_options is not UNDEFINED
+    reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning)
 
 
 def _slot_index(mid: str) -> int | None:
@@ -186,6 +190,9 @@ def of_run(sc: Scope, ex: Any) -> dict:
             _raw_result_read(read, ex.mode.value == "guarded"),
             "mapped:" in read,
         )
+        if ex.mode.value == "guarded":
+            # an ADD's citation or a user message's reasoning: the guard reads neither
+            out["read"] += (bool(EXT.search(read)),)
     return out
 
 
@@ -200,8 +207,16 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         label = v(lst.opt_label)
         return None if label == NO_LABEL else (label, v(lst.opt_marked))
 
-    def content(c: Any) -> tuple:
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped))
+    def content(c: Any, opts: Any = None, reasoning: Any = None) -> tuple:
+        ext = v(c.ext)
+        opts = ext if opts is None else v(opts)
+        reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning)
+
+    def sent(i: int, sl: Any) -> tuple:
+        """A prompt message as sent (M12: no part options; a user message's text parts only)."""
+        po, pr = e.prompt_opts, e.prompt_reasoning
+        return content(sl.c, po[i] if po else False, pr[i] if pr else False)
 
     out: dict[str, Any] = {}
     kind, by, reason = v(e.outcome), v(e.by), v(e.reason)
@@ -223,7 +238,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         out["list"] = None
     if v(e.prompted):
         out["prompt"] = (
-            tuple((s, content(sl.c)) for s, sl in enumerate(e.prompt.slots) if v(sl.present)),
+            tuple((s, sent(s, sl)) for s, sl in enumerate(e.prompt.slots) if v(sl.present)),
             tuple(i for i, p in enumerate(e.prompt.systems) if v(p)),
             v(e.placeholder),
             opt(e.prompt),
@@ -244,6 +259,8 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         out["read"] = None
     else:
         out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped))
+        if e.mode == "guarded":
+            out["read"] += (False,)  # the guard reads no ADD's citation nor a user reasoning part
     return out
 
 

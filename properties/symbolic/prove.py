@@ -24,7 +24,7 @@ from .decode import follow_up, scenario
 from .encoded import Encoded
 from .guarded import encode_guarded
 from .raw import encode_raw
-from .scope import Choices, End, Kind, Op, Scope, assumptions, fixed, symbolic
+from .scope import Choices, End, Kind, Op, Scope, assumptions, context_on_durable_only, fixed, symbolic
 from .switches import Switches
 
 PROVEN, COUNTEREXAMPLE, UNKNOWN, NOT_APPLICABLE = "proven", "counterexample", "unknown", "n/a"
@@ -88,7 +88,10 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
         for k in range(sc.processors):
             for j in range(sc.ops):
                 if ch.op[k][j] != Op.NOP:
-                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False)))
+                    oext = grid_set(ch.oext, k, j, False) if ch.oext else ch.oext
+                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext))
+                if ch.ext(k, j):
+                    candidates.append(evolve(ch, oext=grid_set(ch.oext, k, j, False)))
             if ch.end[k] != End.UNDEFINED:
                 candidates.append(evolve(ch, end=tup_set(ch.end, k, int(End.UNDEFINED)), etgt=tup_set(ch.etgt, k, 0), emark=tup_set(ch.emark, k, False)))
         for s in range(sc.messages):
@@ -154,6 +157,15 @@ def assumptions_satisfiable(scope: Scope = DEFAULT_SCOPE, mode: str = "guarded",
     return str(r)
 
 
+def narrowing(ch: Choices, mode: str, claim: str | None, switches: Switches | None = None) -> Any:
+    """The guarded proofs leave generate/stream calls given context to the claim G1
+    (``scope.context_on_durable_only``); the mutant that accepts context is refuted over the
+    whole scope. Raw mode keeps the whole scope (raw Mastra runs such a call)."""
+    if mode != "guarded" or claim == "G1" or (switches is not None and switches.g1_context_accepted):
+        return True
+    return context_on_durable_only(ch)
+
+
 def prove(
     scope: Scope = DEFAULT_SCOPE,
     mode: str = "guarded",
@@ -175,8 +187,9 @@ def prove(
         if mode not in claim.modes:
             out.append(Verdict(name, mode, NOT_APPLICABLE, 0.0, clauses, mutant=mutant))
             continue
-        r, took, model = _check(solver, L.not_(claim.holds(e)), timeout)
-        pr, _, _ = _check(solver, claim.premise(e), timeout)
+        narrow = narrowing(ch, mode, name)
+        r, took, model = _check(solver, L.and_(narrow, L.not_(claim.holds(e))), timeout)
+        pr, _, _ = _check(solver, L.and_(narrow, claim.premise(e)), timeout)
         if r == z3.unsat:
             out.append(Verdict(name, mode, PROVEN, took, clauses, str(pr), mutant=mutant))
         elif r == z3.sat:
@@ -230,6 +243,9 @@ def refute_mutant(mutant: str, scope: Scope = DEFAULT_SCOPE, timeout: float = 60
     solver = z3.Solver()
     solver.add(*[a for a in assumptions(ch) if L.sym(a)])
     solver.add(plain.in_scope, bent.in_scope)
+    narrow = narrowing(ch, "guarded", None, sw)
+    if L.sym(narrow):
+        solver.add(narrow)
     found = None
     for name in names or claims_for(mutant):
         claim = CLAIMS[name]

@@ -71,7 +71,9 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # call context on every loop: on generate/stream it is a TypeError under the guard (G1,
     # docs/breakwater-measurements.md §6), which the encoding says too
     ch = evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
-    return evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
+    ch = evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
+    # drawn last, so that the earlier choices of a seed stay as they were
+    return evolve(ch, oext=tuple(tuple(o == Op.ADD and rng.random() < 0.4 for o in row) for row in ch.op))
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
@@ -124,6 +126,7 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
                             *(tuple(tuple(o[i] for o in row) for row in grid) for i in range(5)),
                             tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
                             throws, evaluator, unreadable, service,
+                            tuple(tuple(False for _ in row) for row in grid),  # no ADD's extra content (random sampling draws it)
                         )
                         if all(assumptions(ch)):  # MOVE targets a message the call starts with
                             yield ch

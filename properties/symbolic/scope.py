@@ -11,7 +11,9 @@ re-adds it under ``input``. Every text is a *label*, marked when it holds
 the policy's deny marker. Each of ``processors`` application processors runs ``ops`` steps
 then one ending, all drawn from a subset of the processor language (model/processors.py):
 
-steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off),
+steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off;
+         optionally carrying content the model never receives: its text part's providerOptions
+         with an Anthropic citation, and for a user message a reasoning part),
          REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean; its content one string,
          or *split*: three text parts that break both the label and the marker, kept as given
          by M6's v4 path, which the model receives as one text), EDIT (EditMessage: the
@@ -150,6 +152,16 @@ def split_parts(label: int, marked: bool) -> tuple[str, str, str]:
     return ("tx", f"t{label:03d}" + (f" {MARKER[:4]}" if marked else ""), (MARKER[4:] if marked else "") + "." * (label + 1))
 
 
+def citation_text(label: int) -> str:
+    """The Anthropic citation an ADD's text part carries in its providerOptions (``oext``)."""
+    return f"cit{label:03d}"
+
+
+def reasoning_text(label: int) -> str:
+    """The reasoning part a user message an ADD adds holds (``oext``)."""
+    return f"rsn{label:03d}"
+
+
 def result_text(marked: bool) -> str:
     return f"res {MARKER}" if marked else "res-clean"
 
@@ -179,9 +191,16 @@ class Choices:
     evaluator_on: Any = False  # a second policy, after deny-patterns, whose evaluator throws (G12)
     actor_unreadable: Any = False  # the actor declares no principal kind: Breakwater reads no actor (G3)
     actor_service: Any = False  # the actor is a service principal with the role viewer: allowed (G3: role checked for humans only)
+    # [k][j] ADD: the added message carries content the model never receives (M12, measured,
+    # docs/mastra-measurements.md §k k6, k9): its text part's providerOptions name an Anthropic
+    # citation (``cit<label>``), and a user message holds a reasoning part (``rsn<label>``)
+    oext: tuple = ()
+
+    def ext(self, k: int, j: int) -> Any:
+        return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -213,6 +232,7 @@ def symbolic(scope: Scope) -> Choices:
         B("evaluator_on"),
         B("actor_unreadable"),
         B("actor_service"),
+        grid("oext", B),
     )
 
 
@@ -255,11 +275,25 @@ def assumptions(ch: Choices) -> list:
             out.append(L.implies(L.not_(marked), L.not_(ch.omark[k][j])))
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.ADD_SYSTEM))), L.not_(ch.orole[k][j])))
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
+            out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.ext(k, j))))
         e = ch.end[k]
         out.append(L.and_(e >= 0, e <= 9, ch.etgt[k] >= 0, ch.etgt[k] < N))
         out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
         out.append(L.implies(L.ne(e, End.EDIT_TEXT), L.not_(ch.emark[k])))
     return out
+
+
+def context_on_durable_only(ch: Choices) -> Any:
+    """A narrowing of the guarded proofs' scope (all claims but G1, and every mutant but the one
+    that accepts context): a slot starts as a context message only on the durable loop. On
+    generate and stream a guarded call given context throws a TypeError before anything runs
+    (G1, docs/breakwater-measurements.md §6), which the claim G1 proves over the whole scope;
+    leaving those calls out of the other claims keeps their solving time as it was before G1
+    admitted context on every loop (I4: 10.6 s z3 against 29 s, docs/proofs.md)."""
+    if not ch.scope.call_context:
+        return True
+    durable = L.eq(ch.loop, LoopC.DURABLE)
+    return L.all_(L.implies(L.eq(k, Kind.CONTEXT), durable) for k in ch.kind)
 
 
 def fixed(ch: Choices, model: z3.ModelRef | None = None) -> Choices:
@@ -285,5 +319,8 @@ def pin(sym: Choices, val: Choices) -> list:
             out.append(a == b)
 
     for f in FIELDS:
-        go(getattr(sym, f), getattr(val, f))
+        b = getattr(val, f)
+        if f == "oext" and not b:  # choices made without the grid: no ADD carries extra content
+            b = tuple(tuple(False for _ in row) for row in sym.oext)
+        go(getattr(sym, f), b)
     return out

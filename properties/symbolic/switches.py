@@ -39,6 +39,8 @@ class Switches:
     g3_role_every_kind: bool = False
     g6_tripwire_by_processor: bool = False
     g1_context_accepted: bool = False
+    m12_part_options_sent: bool = False
+    m12_user_every_part: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -71,6 +73,8 @@ MUTANT_SWITCHES: dict[str, str] = {
     "role_checked_for_every_kind": "g3_role_every_kind",
     "rethrown_tripwire_named_by_processor": "g6_tripwire_by_processor",
     "context_option_accepted": "g1_context_accepted",
+    "part_provider_options_sent": "m12_part_options_sent",
+    "user_message_sends_every_part": "m12_user_every_part",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why
@@ -79,8 +83,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "text_file_data_read_raw": "the encoding has no file parts, so no file data to read (killed by I4, which renders text file data as the model receives it, decoded)",
     "stored_result_mapped": "the carrier holds one tool part, the caller's outcome; a stored result beside it on the remembered message is not encoded (killed by I4 in the battery's carrier swarm)",
     "mapped_history_not_reread": "the carrier holds one tool part, the caller's outcome, read mapped among the caller's parts whatever the mutant does; only a stored result beside it tells the mutant apart, and that is not encoded (killed by I4 in the battery's carrier swarm)",
-    "user_message_sends_every_part": "the encoding's messages hold text parts and one tool part, no reasoning part; a user message's tool part is not encoded either (killed by I4)",
-    "part_provider_options_sent": "the encoding's message text parts carry no providerOptions (only system messages' options are encoded: EDIT_SYSTEM) (killed by I4, which renders a prompt text part's content options)",
 }
 
 
