@@ -185,6 +185,40 @@ def text_file_data_read_raw() -> list[Patch]:
     return [(prompt_values, "media_values", media_values)]
 
 
+def null_system_entries_skipped() -> list[Patch]:
+    """Issue 9 (Breakwater #12, a891daf), the old application: a returned object's
+    ``systemMessages`` holding null or undefined is applied with those entries skipped, where
+    Mastra's ``replaceAllSystemMessages`` throws on them and the processor fails."""
+    application = M("guardspec.reference.guard.application")
+    invocation = M("guardspec.reference.invocation")
+    orig = chain.apply_guarded
+
+    def apply_guarded(lst, value, *rest):
+        if isinstance(value, invocation.RetObject) and isinstance(value.system_messages, tuple):
+            value = evolve(value, system_messages=tuple(e for e in value.system_messages if e is not None and e is not UNDEFINED))
+        return orig(lst, value, *rest)
+
+    assert application.apply_guarded is orig
+    return [(chain, "apply_guarded", apply_guarded)]
+
+
+def ai_sdk_system_entry_applied() -> list[Patch]:
+    """Issue 9 (Breakwater #6, a891daf), the old application: an AI SDK system entry of a
+    returned array (``{role: 'system', content}``) adds its text as a system message, where
+    Breakwater adds ``content.content ?? content.parts…join ?? ''``: nothing."""
+    application = M("guardspec.reference.guard.application")
+    orig = application.system_entry_text
+
+    def system_entry_text(e):
+        if isinstance(e, SystemMessage):
+            text = ml.system_text(e.content)
+            if isinstance(text, str):
+                return text
+        return orig(e)
+
+    return [(application, "system_entry_text", system_entry_text)]
+
+
 # -- issue 10, the substrate (real Mastra's behaviour, docs/mastra-measurements.md §k) -------------
 
 
@@ -217,3 +251,16 @@ def part_provider_options_sent() -> list[Patch]:
         return p
 
     return [(model_step, "sent_part", sent_part)]
+
+
+def message_metadata_sent() -> list[Patch]:
+    """Issue 10 (k36), the old prompt: a prompt message keeps its metadata, which the policies
+    never read (Breakwater renders a message's parts); measured, a prompt message is
+    ``{role, content}``: the metadata never reaches the language model."""
+    orig = model_step._sent_message
+
+    def _sent_message(m):
+        out = orig(m)
+        return out if m.metadata is UNDEFINED else evolve(out, metadata=m.metadata)
+
+    return [(model_step, "_sent_message", _sent_message)]

@@ -42,6 +42,9 @@ from .found import (  # noqa: E402
     history_input_read_unmapped,
     input_assets_gate_skipped,
     mapped_history_not_reread,
+    message_metadata_sent,
+    null_system_entries_skipped,
+    ai_sdk_system_entry_applied,
     part_provider_options_sent,
     rethrown_tripwire_named_by_processor,
     role_for_every_kind,
@@ -317,6 +320,8 @@ _ALL = [
     Mutant("role_checked_for_every_kind", "G3", "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)", role_for_every_kind),
     Mutant("rethrown_tripwire_named_by_processor", "G6 I6", "a TripWire a processor throws itself refuses under the processor's id (Mastra names it <agent>-input-processor, or \"\" on durable; issue 9)", rethrown_tripwire_named_by_processor),
     Mutant("input_assets_gate_skipped", "G2 I4", "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (issue 9)", input_assets_gate_skipped),
+    Mutant("null_system_entries_skipped", "G7", "a returned systemMessages holding null or undefined is applied with them skipped (Mastra throws on them: the processor fails; issue 9, a891daf)", null_system_entries_skipped),
+    Mutant("ai_sdk_system_entry_applied", "G7", "an AI SDK system entry of a returned array adds its text as a system message (Breakwater adds nothing for it; issue 9, a891daf)", ai_sdk_system_entry_applied),
     Mutant("context_option_accepted", "G1", "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; issue 9)", context_option_accepted),
     Mutant("stored_result_mapped", "G11 I4", "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)", stored_result_mapped),
     Mutant("mapped_history_not_reread", "G10 G11 I4", "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)", mapped_history_not_reread),
@@ -324,6 +329,7 @@ _ALL = [
     # defects of the substrate fixed by issue 10 (real Mastra's behaviour), the old behaviour
     Mutant("user_message_sends_every_part", "M12 I4", "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)", user_message_sends_every_part),
     Mutant("part_provider_options_sent", "M12 I4", "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)", part_provider_options_sent),
+    Mutant("message_metadata_sent", "M12 I4", "a prompt message keeps its metadata (it reaches the provider unread; issue 10, k36)", message_metadata_sent),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}

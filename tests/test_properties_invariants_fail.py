@@ -202,6 +202,23 @@ def test_g1_context_on_generate_must_throw_before_anything_runs():
     assert not inv.context_option_fails_as_measured(durable, Observation(Answered(), audit=(auth,), prompts=((),)))
 
 
+@pytest.mark.parametrize("entry", [None, "undefined"])
+def test_g7_a_returned_null_system_entry_is_never_answered(entry):
+    # docs/breakwater-measurements.md §5 (#12): replaceAllSystemMessages throws on a null or
+    # undefined entry; the value cannot be applied and the processor fails
+    from guardspec.model.processors import ArrayOf, ObjectOf
+    from guardspec.model.values import UNDEFINED
+
+    value = None if entry is None else UNDEFINED
+    bad = Processor("p1", (), Return(ObjectOf(ArrayOf(), (SystemMessage("note-01"), value))))
+    sc = evolve(scenario(), agent=evolve(AGENT, processors=(bad,)))
+    v = inv.null_system_entries_fail_as_measured(sc, Observation(Answered(), prompts=((),)))
+    assert len(v) == 1 and "p1" in v[0]
+    assert not inv.null_system_entries_fail_as_measured(sc, Observation(Refused("input processor failed", "p1")))
+    fine = Processor("p1", (), Return(ObjectOf(ArrayOf(), (SystemMessage("note-01"),))))
+    assert not inv.null_system_entries_fail_as_measured(evolve(sc, agent=evolve(AGENT, processors=(fine,))), Observation(Answered(), prompts=((),)))
+
+
 @pytest.mark.parametrize(
     "url, allowed, denied",
     [

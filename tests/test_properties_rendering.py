@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from attrs import evolve
+
 from guardspec.model.agent import Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
 from guardspec.model.messages import FilePart, Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, ListMessage, ListView, Observation, Refused
@@ -121,6 +123,20 @@ def test_i4_finds_a_mapped_history_output_the_policies_read_raw():
     assert not inv.prompt_entries_are_known_or_read(sc, Observation(Answered(), prompts=((INSTRUCTIONS, A9, C0),)), "hi")
     mapped_read = 'hi\n{"q":"note-02"}\n{"type":"text","value":"mapped:{\\"answer\\":\\"note-03\\"}"}'
     assert not inv.prompt_entries_are_known_or_read(sc, obs, mapped_read)
+
+
+def test_i4_finds_a_prompt_message_metadata_the_policies_never_read():
+    """k36: a prompt message is {role, content}; metadata that did reach the model would have
+    to be read, unless the stored message sends it back as it was."""
+    sc = _history_scenario()
+    c0_meta = Message("c00", Role.USER, (TextPart("hi"),), created_at=10, metadata=obj(note="note-07"))
+    obs = Observation(Answered(), prompts=((INSTRUCTIONS, A9, c0_meta),))
+    v = inv.prompt_entries_are_known_or_read(sc, obs, "hi")
+    assert v == ["I4: prompt[0] message 'c00' metadata: texts ['note-07'] not in the policies' read"]
+    assert not inv.prompt_entries_are_known_or_read(sc, obs, "hi\nnote-07")
+    stored = evolve(A9, metadata=obj(tag="note-08"))
+    sc2 = evolve(sc, threads=ThreadStore((Thread("t1", "r1", (stored,)),)))
+    assert not inv.prompt_entries_are_known_or_read(sc2, Observation(Answered(), prompts=((INSTRUCTIONS, stored, C0),)), "hi")
 
 
 def test_i4_on_the_history_input_scenario_agrees_with_what_was_read():

@@ -1,8 +1,9 @@
 """z3 sees content the model never receives (issue 11): an ADD may give its text part
-providerOptions naming an Anthropic citation and, for a user message, a reasoning part. M12
-(docs/mastra-measurements.md §k k6, k9) sends neither, and the guard reads neither; the encoding
-agrees with the interpreter on such calls, and the two issue-10 mutants that send them
-(part_provider_options_sent, user_message_sends_every_part) are refuted by I4 with replayed
+providerOptions naming an Anthropic citation, its message metadata holding a note and, for a
+user message, a reasoning part. M12 (docs/mastra-measurements.md §k k6, k9, k36) sends none of
+them, and the guard reads none; the encoding agrees with the interpreter on such calls, and the
+three issue-10 mutants that send them (part_provider_options_sent,
+user_message_sends_every_part, message_metadata_sent) are refuted by I4 with replayed
 counterexamples."""
 
 import random
@@ -17,7 +18,7 @@ from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
-from guardspec.properties.symbolic.scope import Kind, LoopC, Op, Scope, Src, citation_text, reasoning_text
+from guardspec.properties.symbolic.scope import Kind, LoopC, Op, Scope, Src, citation_text, metadata_text, reasoning_text
 
 SCOPE = Scope(3, 2, 2)
 
@@ -64,24 +65,29 @@ def _one_user_add(loop: LoopC):
 
 @pytest.mark.parametrize("loop", [LoopC.GENERATE, LoopC.DURABLE])
 def test_the_model_receives_neither_the_citation_nor_the_reasoning(loop):
-    """By hand: the message the model receives holds its text part alone, without options
-    (M12, k6 and k9); the list keeps both; the encoding says the same."""
+    """By hand: the message the model receives holds its text part alone, without options,
+    and no metadata (M12, k6, k9, k36); the list keeps all three; the encoding says the same."""
     ch = _one_user_add(loop)
     ex = execute(scenario(ch), "guarded")
     label = SCOPE.op_label(0, 0)
     sent = [m for m in ex.observation.prompts[0] if isinstance(m, Message) and m.id == "m0"]
     assert len(sent) == 1 and len(sent[0].parts) == 1
     assert isinstance(sent[0].parts[0], TextPart) and sent[0].parts[0].provider_options is UNDEFINED
+    assert sent[0].metadata is UNDEFINED
     kept = next(lm.message for lm in ex.observation.list.messages if lm.message.id == "m0")
     assert citation_text(label) in repr(kept.parts[0].provider_options)
     assert any(isinstance(p, ReasoningPart) and p.text == reasoning_text(label) for p in kept.parts)
-    assert citation_text(label) not in ex.read and reasoning_text(label) not in ex.read
+    assert metadata_text(label) in repr(kept.metadata)
+    assert all(x(label) not in ex.read for x in (citation_text, reasoning_text, metadata_text))
     assert not disagreements(of_run(SCOPE, ex), of_encoding(encode(ch, "guarded")))
 
 
-@pytest.mark.parametrize("name", ["part_provider_options_sent", "user_message_sends_every_part"])
+WHAT = {"part_provider_options_sent": "providerOptions", "user_message_sends_every_part": "ReasoningPart", "message_metadata_sent": "metadata"}
+
+
+@pytest.mark.parametrize("name", list(WHAT))
 def test_sending_extra_content_is_refuted_by_i4_and_replayed(name):
     kill = refute_mutant(name, SCOPE, timeout=30)
     assert kill is not None and kill.name == "I4" and kill.replayed
-    what = "providerOptions" if name == "part_provider_options_sent" else "ReasoningPart"
+    what = WHAT[name]
     assert any(what in v for v in kill.under_mutant), kill.under_mutant

@@ -21,7 +21,7 @@ The modules are grouped by what is observed:
 """
 
 from .audit import audit_is_hygienic
-from .calls import context_option_fails_as_measured, denied_asset_urls_never_reach_model
+from .calls import ai_sdk_system_entries_add_nothing, context_option_fails_as_measured, denied_asset_urls_never_reach_model, null_system_entries_fail_as_measured
 from .rbac import rbac_decides_as_measured
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
@@ -68,6 +68,8 @@ __all__ = [
     "carrier_ids",
     "configured_system",
     "context_option_fails_as_measured",
+    "null_system_entries_fail_as_measured",
+    "ai_sdk_system_entries_add_nothing",
     "denied_asset_urls_never_reach_model",
     "failed_call_leaves_threads_intact",
     "guarded_agent_generates_no_title",

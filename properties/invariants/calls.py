@@ -1,14 +1,70 @@
-"""G1 and the input-assets gate, as measured on Breakwater (docs/breakwater-measurements.md §4
-and §6): properties written from the measurements, not from the reference.
+"""G1, the input-assets gate and returned system entries, as measured on Breakwater
+(docs/breakwater-measurements.md §4, §5 and §6): properties written from the measurements, not
+from the reference.
 """
 
 from __future__ import annotations
 
 import re
 
-from guardspec.model.messages import FilePart, ImagePart, Message, Role
-from guardspec.model.observation import Failed, Observation
+from guardspec.model.messages import FilePart, ImagePart, Message, Role, SystemMessage, TextPart
+from guardspec.model.observation import Answered, Failed, Observation
+from guardspec.model.processors import PROCESS_INPUT, ArrayOf, ObjectOf, Return
 from guardspec.model.scenario import Loop, Scenario
+from guardspec.model.values import UNDEFINED
+
+
+def _entry_text(e: SystemMessage) -> str | None:
+    """The text an AI SDK system entry holds (a string, or text parts joined), if any."""
+    c = e.content
+    if isinstance(c, str):
+        return c
+    if isinstance(c, tuple) and c and all(isinstance(p, TextPart) and isinstance(p.text, str) for p in c):
+        return "\n".join(p.text for p in c)
+    return None
+
+
+def ai_sdk_system_entries_add_nothing(scenario: Scenario, obs: Observation) -> list[str]:
+    """Extra (G7, docs/breakwater-measurements.md §5, issue 9 #6): a system entry of a
+    processor's returned array in the AI SDK shape (``{role: 'system', content}``) has neither
+    ``content.content`` nor ``content.parts``, so Breakwater adds ``''`` for it: nothing. Its
+    text never reaches the model as a system message. Judged only for a text that occurs once
+    in the whole scenario (agent, call, stored threads), so that no other source can send it:
+    this can only miss a violation."""
+    everything = repr(scenario.agent) + repr(scenario.call) + repr(scenario.threads)
+    texts = set()
+    for p in scenario.agent.processors:
+        v = p.end.value if isinstance(p.end, Return) else None
+        arrays = [v] if isinstance(v, ArrayOf) else [v.messages] if isinstance(v, ObjectOf) and isinstance(v.messages, ArrayOf) else []
+        for a in arrays:
+            for e in a.append:
+                t = _entry_text(e) if isinstance(e, SystemMessage) else None
+                if t and everything.count(repr(t)[1:-1]) == 1:
+                    texts.add(t)
+    out = []
+    for step, prompt in enumerate(obs.prompts):
+        for e in prompt:
+            if isinstance(e, SystemMessage) and isinstance(e.content, str) and e.content in texts:
+                out.append(f"G7: prompt[{step}] holds the text {e.content!r} of an AI SDK system entry a processor returned, which adds nothing")
+    return out
+
+
+def null_system_entries_fail_as_measured(scenario: Scenario, obs: Observation) -> list[str]:
+    """Extra (G7, docs/breakwater-measurements.md §5, issue 9 #12): a returned object's
+    ``systemMessages`` goes to Mastra's ``replaceAllSystemMessages``, which reads ``role`` of
+    each entry: a null or undefined entry throws, the value cannot be applied and the processor
+    fails. So a guarded call in which a processor returns such a value is never answered (an
+    answered call ran every processor to its return)."""
+    if not isinstance(obs.outcome, Answered):
+        return []
+    out = []
+    for p in scenario.agent.processors:
+        v = p.end.value if isinstance(p.end, Return) else None
+        if PROCESS_INPUT not in p.hooks or not isinstance(v, ObjectOf) or not isinstance(v.system_messages, tuple):
+            continue
+        if any(e is None or e is UNDEFINED for e in v.system_messages):
+            out.append(f"G7: processor {p.id} returns systemMessages holding null or undefined, which cannot be applied; outcome {obs.outcome!r}")
+    return out
 
 
 def context_option_fails_as_measured(scenario: Scenario, obs: Observation) -> list[str]:

@@ -18,7 +18,7 @@ from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Observation, Refused
 from guardspec.model.scenario import Scenario
-from guardspec.model.values import UNDEFINED, to_json_text
+from guardspec.model.values import UNDEFINED, JsObject, to_json_text
 
 from .rendering import Text, Unrenderable, cached_output, content_option_strings, entry_texts, part_texts, system_texts, unread
 from .scenario import bound_thread, caller_messages, stored_before
@@ -46,6 +46,23 @@ def known_renderings(scenario: Scenario) -> set[tuple]:
 def _configured(agent: Agent) -> set[str]:
     """The configured instructions, as the model receives them (a string, no options)."""
     return {repr([Text(agent.instructions)])} if agent.instructions else set()
+
+
+def metadata_strings(v: Any) -> list[str]:
+    """Every string inside a message's metadata (what a provider would receive as JSON), in
+    plain objects and arrays."""
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, tuple):
+        return [x for e in v for x in metadata_strings(e)]
+    if isinstance(v, JsObject):
+        return [x for _, e in v.props for x in metadata_strings(e)]
+    return []
+
+
+def known_metadata(scenario: Scenario) -> set[tuple]:
+    """The metadata each stored message would send back: (id, role, repr)."""
+    return {(m.id, m.role, repr(m.metadata)) for m in stored_before(scenario) if m.metadata is not UNDEFINED}
 
 
 def _is_configured(configured: set[str], s: SystemMessage) -> bool:
@@ -100,6 +117,7 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
     stored history (a part keyed by its message's id and role) would send, or every text of it
     was read by the input policies."""
     known = known_renderings(scenario)
+    known_meta = known_metadata(scenario)
     configured = _configured(scenario.agent)
     out = []
     for step, prompt in enumerate(obs.prompts):
@@ -113,6 +131,13 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                 continue
             if is_mastra_filler(e):
                 continue
+            # a prompt message's metadata would reach the provider with it: every string in it
+            # must be read, unless the stored message sends it back as it was (Mastra sends
+            # none: a prompt message is {role, content}, docs/mastra-measurements.md §k, k36)
+            if e.metadata is not UNDEFINED and (e.id, e.role, repr(e.metadata)) not in known_meta:
+                missing = unread(read, [Text(x) for x in metadata_strings(e.metadata)])
+                if missing:
+                    out.append(f"I4: prompt[{step}] message {e.id!r} metadata: texts {missing!r} not in the policies' read")
             for i, p in enumerate(e.parts or ()):
                 if _known(known, e.id, e.role, p):
                     continue

@@ -100,6 +100,8 @@ def messages(draw, swarm: Swarm = DEFAULT, ids=("n1", "n2", "u0", "a0", "c1"), r
             m = evolve(m, role=Role.SYSTEM)
         elif odd == 3:
             m = evolve(m, metadata=draw(js_values))
+    if swarm.message_metadata and draw(st.integers(0, 2)) == 0:
+        m = evolve(m, metadata=obj(note=draw(notes)))
     return m
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from attrs import evolve
 from hypothesis import strategies as st
 
-from guardspec.model.messages import Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     MISSING,
     Abort,
@@ -37,7 +37,7 @@ from guardspec.model.values import UNDEFINED, obj
 from .messages import entries, messages, system_messages
 from .swarms import DEFAULT, Swarm
 from .threads import Fixture, folded, user
-from .values import js_values, provider_options, texts
+from .values import js_values, notes, provider_options, texts
 
 
 @st.composite
@@ -132,6 +132,13 @@ def array_values(draw, swarm: Swarm) -> ArrayOf:
 
 
 def return_values(draw, swarm: Swarm):
+    if swarm.returned_system_entries:  # battery only (docs/breakwater-measurements.md §5)
+        shape = draw(st.integers(0, 5))
+        if shape == 0:  # #12: the received array, and systemMessages ending in null/undefined
+            sysm = tuple(draw(st.lists(notes.map(SystemMessage), max_size=1))) + (draw(st.sampled_from([None, UNDEFINED])),)
+            return ObjectOf(ArrayOf(), sysm)
+        if shape == 1:  # #6: the received array and an AI SDK system entry
+            return ArrayOf(append=(SystemMessage(draw(notes)),))
     kind = draw(st.sampled_from(sorted(swarm.returns)))
     if kind == "array":
         return draw(array_values(swarm))

@@ -73,6 +73,14 @@ class Swarm:
     # mapped client tool before it (a stored result on the remembered message the caller's
     # outcome comes back to: docs/breakwater-measurements.md §10); on in the battery's CARRIER
     carrier_history_result: bool = False
+    # a message a processor writes carries metadata holding a note now and then (M12: a prompt
+    # message is {role, content}, its metadata never reaches the model, k36); on in the
+    # battery's MOVES only (``battery``), so that the campaigns draw what they drew
+    message_metadata: bool = False
+    # a processor returns now and then an object whose systemMessages holds null or undefined
+    # (#12), or an array with an AI SDK system entry (#6): G7 as measured, §5; on in the
+    # battery's MOVES only
+    returned_system_entries: bool = False
 
 
 DEFAULT = Swarm()
@@ -239,7 +247,7 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     system = evolve(SYSTEM, breakwater_shapes=True)
     # the input-assets gate's URLs on calls that mostly reach the model (processors return)
     assets = evolve(ASSETS, endings=frozenset({"return"}), returns=frozenset({"same", "array"}), marker_rate=0.0, breakwater_shapes=True)
-    for name, b in (("removal", REMOVAL), ("carrier", evolve(CARRIER, carrier_history_result=True)), ("system", system), ("tame", TAME), ("moves", MOVES), ("caller", CALLER), ("reread", REREAD), ("assets", assets)):
+    for name, b in (("removal", REMOVAL), ("carrier", evolve(CARRIER, carrier_history_result=True)), ("system", system), ("tame", TAME), ("moves", evolve(MOVES, message_metadata=True, returned_system_entries=True)), ("caller", CALLER), ("reread", REREAD), ("assets", assets)):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
 

@@ -109,6 +109,8 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
             out.append(Message(f"c{call_no}{k}", Role.USER, tuple(draw(st.lists(parts(swarm), min_size=1, max_size=2))), created_at=10 + k))
         else:
             out.append(user(f"c{call_no}{k}", draw(texts(swarm)), created_at=10 + k))
+        if swarm.message_metadata and isinstance(out[-1], Message) and draw(st.booleans()):
+            out[-1] = evolve(out[-1], metadata=obj(note=draw(notes)))  # battery only (k36)
     if swarm.weird_values:
         odd = draw(st.integers(0, 29))
         if odd == 0:

@@ -88,10 +88,11 @@ def prompt_known_or_read(e: Encoded) -> Any:
     for s, slot in enumerate(e.prompt.slots):
         text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
         tool_ok = L.or_(known_tool(e, s, slot.c), tool_read(e, slot.c.tool))
-        # an ADD's citation (a text part's providerOptions) and a user message's reasoning part,
-        # when sent, are never read: the guard reads no message part's options and of a user
-        # message only its text and file parts (G10, G12; the agreement test checks the read)
-        unsent = [L.not_(x[s]) for x in (e.prompt_opts, e.prompt_reasoning) if x]
+        # an ADD's citation (a text part's providerOptions), its metadata and a user message's
+        # reasoning part, when sent, are never read: the guard reads a message's parts, no
+        # part's options, of a user message only its text and file parts (G10, G12; the
+        # agreement test checks the read)
+        unsent = [L.not_(x[s]) for x in (e.prompt_opts, e.prompt_reasoning, e.prompt_meta) if x]
         out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, *unsent)))
     sc = e.choices.scope
     for k in range(sc.processors):

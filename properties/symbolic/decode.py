@@ -25,7 +25,7 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, label_text, reasoning_text, result_text, split_parts
+from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, label_text, metadata_text, reasoning_text, result_text, split_parts
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -66,14 +66,17 @@ def processor(ch: Choices, k: int) -> Processor:
         text = label_text(sc.op_label(k, j), ch.omark[k][j])
         if o is Op.ADD:
             parts: tuple = (TextPart(text),)
+            meta = UNDEFINED
             if ch.ext(k, j):
-                # content the model never receives (M12, §k k6, k9): an Anthropic citation in the
-                # text part's providerOptions, and for a user message a reasoning part
+                # content the model never receives (M12, §k k6, k9, k36): an Anthropic citation
+                # in the text part's providerOptions, a note in the metadata, and for a user
+                # message a reasoning part
                 label = sc.op_label(k, j)
                 parts = (TextPart(text, obj(anthropic=obj(citations=citation_text(label)))),)
                 if not ch.orole[k][j]:
                     parts += (ReasoningPart(reasoning_text(label)),)
-            m = Message(mid(t), _role(ch.orole[k][j]), parts, created_at=created(t))
+                meta = obj(note=metadata_text(label))
+            m = Message(mid(t), _role(ch.orole[k][j]), parts, created_at=created(t), metadata=meta)
             steps.append(AddMessages((m,), SOURCES[ch.src[k][j]], merge=False))
         elif o is Op.REMOVE:
             steps.append(RemoveByIds((mid(t),)))

@@ -66,6 +66,7 @@ class Encoded:
     # user message's reasoning part (the guard's Mastra sends neither; two mutants do)
     prompt_opts: tuple = ()
     prompt_reasoning: tuple = ()
+    prompt_meta: tuple = ()  # the message's metadata (k36)
 
 
 def prepared(ch: Choices) -> ListS:

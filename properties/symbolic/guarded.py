@@ -278,7 +278,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         reasoned_allowed=allowed if sw.g15_allowed_reason else 0,
         misnamed_events=L.ite(ch.actor_unreadable, events, 0) if sw.g15_keep_actor else 0,
         # M12: a prompt part carries no providerOptions, a user message sends only its text and
-        # file parts (docs/mastra-measurements.md §k k6, k9); the mutants send them
+        # file parts, a prompt message no metadata (docs/mastra-measurements.md §k k6, k9, k36);
+        # the mutants send them
         prompt_opts=tuple(L.and_(sw.m12_part_options_sent, s.present, s.c.ext) for s in mapped.slots),
         prompt_reasoning=tuple(L.and_(sw.m12_user_every_part, s.present, s.c.ext, L.not_(s.c.assistant)) for s in mapped.slots),
+        prompt_meta=tuple(L.and_(sw.m12_metadata_sent, s.present, s.c.meta) for s in mapped.slots),
     )

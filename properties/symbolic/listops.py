@@ -25,9 +25,13 @@ class Content:
     tool: Any
     stamped: Any
     # the message carries content the model never receives (an ADD's ``oext``): its text part's
-    # providerOptions (an Anthropic citation), and for a user message a reasoning part; M12
-    # sends neither, the policies read neither (G10 reads a user message's text and file parts)
+    # providerOptions (an Anthropic citation), its metadata (a note), and for a user message a
+    # reasoning part; M12 sends none of them, the policies read none (G10 reads a message's
+    # parts, of a user message its text and file parts)
     ext: Any = False
+    # the metadata an ADD gave the message (with ``ext``); unlike the part's options it joins a
+    # message an earlier response merges into (M4 spreads the incoming metadata)
+    meta: Any = False
 
 
 @frozen
@@ -102,14 +106,14 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta)
 
 
 def same_content(a: Content, b: Content) -> Any:
     """G9 fingerprint equality of two messages with one id: role and content (text, stamps,
-    tool part, the text part's providerOptions and a reasoning part: ``ext``). Labels are unique
+    tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``). Labels are unique
     per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext))
+    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta))
 
 
 def only_input(s: Slot) -> Any:
@@ -131,7 +135,7 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
         L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext), obj,
+        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta), obj,
     )
 
 

@@ -43,7 +43,7 @@ from .encoded import (
 from .scope import MARKER, NO_LABEL, Scope, Tool
 
 TXT = re.compile(r"^txt(\d{3})")
-EXT = re.compile(r"(cit|rsn)\d{3}")
+EXT = re.compile(r"(cit|rsn|met)\d{3}")
 
 
 def content_of(m: Message) -> tuple:
@@ -65,7 +65,7 @@ def content_of(m: Message) -> tuple:
     # an ADD's extra content: the first text part's providerOptions, a reasoning part
     opts = text is not None and text.provider_options is not UNDEFINED
     reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning)
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED)
 
 
 def _slot_index(mid: str) -> int | None:
@@ -207,16 +207,18 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         label = v(lst.opt_label)
         return None if label == NO_LABEL else (label, v(lst.opt_marked))
 
-    def content(c: Any, opts: Any = None, reasoning: Any = None) -> tuple:
+    def content(c: Any, opts: Any = None, reasoning: Any = None, meta: Any = None) -> tuple:
         ext = v(c.ext)
         opts = ext if opts is None else v(opts)
         reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning)
+        meta = v(c.meta) if meta is None else v(meta)
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta)
 
     def sent(i: int, sl: Any) -> tuple:
-        """A prompt message as sent (M12: no part options; a user message's text parts only)."""
-        po, pr = e.prompt_opts, e.prompt_reasoning
-        return content(sl.c, po[i] if po else False, pr[i] if pr else False)
+        """A prompt message as sent (M12: no part options; a user message's text parts only;
+        no metadata)."""
+        po, pr, pm = e.prompt_opts, e.prompt_reasoning, e.prompt_meta
+        return content(sl.c, po[i] if po else False, pr[i] if pr else False, pm[i] if pm else False)
 
     out: dict[str, Any] = {}
     kind, by, reason = v(e.outcome), v(e.by), v(e.reason)

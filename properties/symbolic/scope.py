@@ -157,6 +157,11 @@ def citation_text(label: int) -> str:
     return f"cit{label:03d}"
 
 
+def metadata_text(label: int) -> str:
+    """The note an ADD's message carries in its metadata (``oext``)."""
+    return f"met{label:03d}"
+
+
 def reasoning_text(label: int) -> str:
     """The reasoning part a user message an ADD adds holds (``oext``)."""
     return f"rsn{label:03d}"
@@ -192,8 +197,9 @@ class Choices:
     actor_unreadable: Any = False  # the actor declares no principal kind: Breakwater reads no actor (G3)
     actor_service: Any = False  # the actor is a service principal with the role viewer: allowed (G3: role checked for humans only)
     # [k][j] ADD: the added message carries content the model never receives (M12, measured,
-    # docs/mastra-measurements.md §k k6, k9): its text part's providerOptions name an Anthropic
-    # citation (``cit<label>``), and a user message holds a reasoning part (``rsn<label>``)
+    # docs/mastra-measurements.md §k k6, k9, k36): its text part's providerOptions name an
+    # Anthropic citation (``cit<label>``), its metadata a note (``met<label>``), and a user
+    # message holds a reasoning part (``rsn<label>``)
     oext: tuple = ()
 
     def ext(self, k: int, j: int) -> Any:
