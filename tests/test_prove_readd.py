@@ -40,7 +40,7 @@ def test_the_measured_call_merges_the_carrier_into_the_reply_target(mode):
     ex = execute(scenario(ch), mode)
     run = of_run(SCOPE, ex)
     slots = dict(run["list"][0])
-    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True))
+    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False))
     assert slots[3][0] == (False, False, True, False) and slots[3][1][3] == int(Tool.RESULT)
     assert not disagreements(run, of_encoding(encode(ch, mode)))
 
@@ -65,7 +65,7 @@ def _shaped(ch: Choices, rng: random.Random) -> Choices:
     return evolve(
         ch, loop=rng.randrange(2), rbac_ok=True, actor_unreadable=False, actor_service=False, kind=tuple(map(int, kinds)), assistant=assistant, mark=mark,
         op=put(ch.op, int(Op.MOVE), int(Op.NOP)), tgt=put(ch.tgt, 3, 0), src=put(ch.src, int(Src.RESPONSE), 0),
-        omark=put(ch.omark, False, False), orole=put(ch.orole, False, False),
+        omark=put(ch.omark, False, False), orole=put(ch.orole, False, False), oext=put(ch.oext, False, False),
         **(dict(zip(("end", "etgt", "emark"), ends)) if quiet else {}),
     )
 

@@ -72,8 +72,10 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # docs/breakwater-measurements.md §6), which the encoding says too
     ch = evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
     ch = evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
-    # drawn last, so that the earlier choices of a seed stay as they were
-    return evolve(ch, oext=tuple(tuple(o == Op.ADD and rng.random() < 0.4 for o in row) for row in ch.op))
+    # drawn from a sequence of its own, seeded by the steps drawn, so that ``rng`` moves on as it
+    # did before the extra content was in scope (a test's later calls are the calls it drew)
+    own = random.Random(repr((ch.op, ch.tgt, ch.src, ch.omark, ch.orole)))
+    return evolve(ch, oext=tuple(tuple(o == Op.ADD and own.random() < 0.4 for o in row) for row in ch.op))
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
