@@ -77,8 +77,45 @@ def test_the_shapes_of_one_scenario() -> None:
         ("processor step", "addSystem"), ("processor step", "add"), ("processor step", "replaceAllSystemMessages"),
         ("processor ending", "return sameList"), ("processor ending", "tripwire"), ("processor ending", "return primitive"),
         ("system entry", "string"), ("system entry", "stored message without content"), ("system entry", "content: text parts"),
+        ("actor", "none"), ("asset origins", "none allowed"), ("message added under", "input"),
     }
     assert got == expected
+
+
+BREAKWATER_SCENARIO = {
+    "guardspec": 1,
+    "agent": {
+        "allowedInputAssetOrigins": ["https://assets.example"],
+        "processors": [
+            {"id": "p1", "steps": [{"op": "add", "entries": [{"id": "u0", "role": "user", "parts": [{"type": "text", "text": "x"}]}], "source": "input"}],
+             "end": {"return": {"object": {"messages": "sameList", "systemMessages": {"entries": [{"value": {"$undefined": True}}]}}}}},
+        ],
+    },
+    "threads": [{"id": "t1", "resourceId": "r1", "messages": [{"id": "u0", "role": "user", "parts": [{"type": "text", "text": "x"}]}]}],
+    "call": {
+        "actor": {"id": "bot", "role": "builder", "kind": "robot"},
+        "messages": [{"id": "c1", "role": "user", "parts": [
+            {"type": "file", "data": "bm90ZS0wMQ==", "mediaType": "text/plain"},
+            {"type": "file", "data": "not!base64", "mediaType": "text/plain"},
+            {"type": "file", "data": "data:text/plain;base64,eA==", "mediaType": "text/plain"},
+            {"type": "image", "data": "https://assets.example/a.png", "mediaType": "image/png"},
+            {"type": "file", "data": 3, "mediaType": "text/plain"},
+            {"type": "text", "text": "y", "providerOptions": {"openaiCompatible": {"content": "z"}}},
+            {"type": "tool-invocation", "toolCallId": "c1", "toolName": "t", "state": "output-denied", "approval": {"approved": False, "reason": "no"}},
+        ]}],
+    },
+}
+
+
+def test_the_shapes_of_breakwater_scenarios() -> None:
+    """Issue 9 point 3's shapes, read off the scenario above by hand."""
+    got = cz.shapes_of(BREAKWATER_SCENARIO)
+    for shape in [("file data", "base64"), ("file data", "not base64"), ("file data", "a data URI"), ("file data", "a URL"),
+                  ("file data", "not a string"), ("provider-option namespace", "openaiCompatible"), ("tool approval", "denied with a reason"),
+                  ("system entry", "undefined"), ("message added under", "input, with a stored message's id"),
+                  ("actor", "a kind Breakwater does not know"), ("actor role", "another of Breakwater's roles"), ("asset origins", "some allowed")]:
+        assert shape in got, shape
+    assert ("tool approval", "approved with a reason") not in got and ("actor", "none") not in got
 
 
 def test_the_table_shows_every_supported_shape_and_marks_zeros() -> None:

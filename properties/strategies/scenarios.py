@@ -49,11 +49,11 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
 def actors(swarm: Swarm) -> st.SearchStrategy:
     if not swarm.rbac_denials:
         return st.just(ACTOR)
-    return st.one_of(
-        st.just(ACTOR),
-        st.sampled_from([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
-                        + ([Actor("svc", "viewer", "service")] if swarm.service_actors else [])),
-    )
+    others = ([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
+              + ([Actor("svc", "viewer", "service")] if swarm.service_actors else []))
+    if swarm.breakwater_shapes:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
+        return st.sampled_from([Actor("bot", "viewer", "robot"), Actor("ag", "builder", "agent"), ACTOR, Actor("rev", "reviewer", "human")] + others)
+    return st.one_of(st.just(ACTOR), st.sampled_from(others))
 
 
 @st.composite

@@ -65,9 +65,10 @@ class Swarm:
     service_actors: bool = False  # agents that may allow service principals, and a service actor whose role they do not allow (G3); on in CALLER
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
     # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
-    # namespaces of its closed table, text/* file data valid and invalid base64; on in CALLER and
-    # the battery's SYSTEM (off elsewhere, so that the campaigns, real Mastra's CI share included,
-    # draw what they drew)
+    # namespaces of its closed table, text/* file data valid and invalid base64, undefined and
+    # stored-format entries in a returned systemMessages, Breakwater's roles and unknown actor
+    # kinds; on in CALLER, BREAKWATER and the battery's SYSTEM (the campaigns draw them in
+    # breakwater_swarms' share; the other bases draw what they drew)
     breakwater_shapes: bool = False
     # the stored assistant message of the pending call holds an earlier completed call of a
     # mapped client tool before it (a stored result on the remembered message the caller's
@@ -118,6 +119,8 @@ def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
         min_processors=base.min_processors,
         min_steps=base.min_steps,
         breakwater_shapes=base.breakwater_shapes,
+        service_actors=base.service_actors,
+        asset_urls=base.asset_urls,
     )
 
 
@@ -262,8 +265,35 @@ ODD = Swarm(weird_values=True, min_processors=1, min_steps=1, odd_system=True)
 provider options, system entries without content, odd content) a campaign's census must see."""
 
 
+BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True)
+"""Every feature of the default swarm, Breakwater's shapes (issue 9 point 3: provider options
+across namespaces, ``text/*`` file data as base64, undefined and stored-format entries in a
+returned ``systemMessages``, Breakwater's roles and unknown actor kinds) and history re-added
+under ``input``; re-drawn like the other bases."""
+
+
+def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
+    """Swarms that draw Breakwater's shapes (issue 9 point 3): re-drawn around ``BREAKWATER``
+    (two shares in ten) and the system swarm with those shapes (one), the aimed ``CALLER``
+    (one), ``ASSETS`` with ``text/*`` data as base64 where no URL (three), ``REREAD`` (one), and
+    processors returning ``{messages, systemMessages}`` (two: undefined and stored-format
+    entries there)."""
+    m = max_calls
+    redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True))]
+    assets = evolve(ASSETS, breakwater_shapes=True, max_calls=m)
+    returned = evolve(BREAKWATER, returns=frozenset({"object"}), endings=frozenset({"return"}), min_processors=1, min_steps=1, max_calls=m)
+    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(evolve(CALLER, max_calls=m))] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2
+    return st.sampled_from(range(len(shares))).flatmap(lambda i: shares[i])
+
+
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): the mixed swarms,
-    and about one case in four from ``ODD``."""
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): one case in six
+    from ``ODD`` (as before), one in four from the swarms of Breakwater's shapes (issue 9 point
+    3), the rest mixed swarms (until issue 10's census asked for Breakwater's shapes, those
+    cases were mixed swarms too)."""
     mixed = mixed_swarms(max_calls)
-    return st.one_of(mixed, mixed, mixed, st.just(evolve(ODD, max_calls=max_calls)))
+    odd, bw = st.just(evolve(ODD, max_calls=max_calls)), breakwater_swarms(max_calls)
+    # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches, so
+    # ``one_of(mixed, mixed, mixed, odd)`` had drawn ODD in one case in six, not one in four
+    # (the mixed swarms first: Hypothesis' simplest draws, a share of every short run, take them)
+    return st.sampled_from(range(12)).flatmap(lambda k: mixed if k < 6 else odd if k < 8 else bw)

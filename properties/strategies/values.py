@@ -71,10 +71,11 @@ def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
         st.builds(lambda x: obj(acme=obj(hint=x)), t),
     )
     refused = st.one_of(
-        st.builds(lambda x: obj(note=x), t),
         st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
+        st.builds(lambda x: obj(note=x), t),
+        st.builds(lambda x: obj(acme=obj(hint=x), openaiCompatible=obj(note=x)), t),
         st.builds(lambda x: obj(anthropic=obj(title=x)), t),
         st.builds(lambda x: obj(openrouter=obj(annotations=(x,))), t),
     )
     # refused shapes stop the call before anything else is observed: keep them rare
-    return st.integers(0, 9).flatmap(lambda k: refused if k == 0 else ignored if k <= 3 else read)
+    return st.sampled_from([refused] * 3 + [ignored] * 2 + [read] * 5).flatmap(lambda s: s)

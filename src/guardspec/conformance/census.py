@@ -14,7 +14,9 @@ messages, stored threads, context, processor steps and returns).
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
@@ -30,6 +32,7 @@ SYSTEM_SHAPES = (
     "content: other value",  # M6: whatever else a processor may put there
     "stored message with parts",  # M8: a DB-shaped message with role system
     "stored message without content",  # M2/M8: role system, neither content nor parts
+    "undefined",  # M8, issue 9 point 12: undefined among a returned systemMessages
 )
 """System entry shapes (M6, M8, G10): how a system entry is written, wherever it is written. A
 shape the model comes to treat apart (e.g. content in the stored format ``{format: 2, parts}``,
@@ -38,11 +41,32 @@ issue 10 point 6) is added here with its model support."""
 PROVIDER_SHAPES = ("absent", "null", "not an object", "an object")
 """providerOptions on parts and system messages (G10, G12): absent, null, a non-object value, an object."""
 
-NAMESPACES_READ: tuple[str, ...] = ()
-"""Provider-option namespaces the model reads by name (none yet: every object is read alike).
-Namespaces the generators make are listed in the census all the same, as seen but not named
-here; a namespace the model comes to read by name (issue 9 point 7, issue 10 point 3) is added
-here with its model support, and is then a zero until the generators make it."""
+NAMESPACES_READ: tuple[str, ...] = ("anthropic", "openrouter", "openaiCompatible")
+"""Provider-option namespaces the model reads by name: the namespaces of Breakwater's closed
+table (issue 9 point 7, docs/breakwater-measurements.md §7: ``anthropic.citations`` and
+``openrouter.reasoning_details`` read, ``openaiCompatible`` and some keys of the other two
+refused). Namespaces the generators make besides these are listed in the census all the same,
+as seen but not named here."""
+
+FILE_DATA_SHAPES = ("base64", "not base64", "a URL", "a data URI", "not a string")
+"""The data of a file or image part as the prompt's asset download reads it (M12,
+docs/mastra-measurements.md k13, k18; Breakwater's ``text/*`` reading and input-assets gate,
+issue 9 points 8-9): a URL is fetched, a data URI is read as it is, any other string is taken
+as base64 (valid or not), and a value that is no string is converted to one."""
+
+ACTOR_SHAPES = ("none", "human", "service", "another kind Breakwater knows", "no kind", "a kind Breakwater does not know")
+"""The call's actor (G3, docs/breakwater-measurements.md §2): none, a principal kind Breakwater
+knows (``human``, ``service``, or ``agent``/``system``, which no agent of the generators
+allows), no kind, a kind it does not know (no actor at all)."""
+
+ROLE_SHAPES = ("admin", "operator", "another of Breakwater's roles")
+"""The actor's role among Breakwater's closed set (admin, builder, operator, reviewer, viewer;
+issue 9 point 16): the generators' agents allow ``operator`` only, so the other roles of the
+set are treated alike."""
+
+APPROVAL_SHAPES = ("approved with a reason", "denied with a reason")
+"""A tool part's approval (G11 reading, issue 9 point 10: an approval-responded reason is not
+read, a denied reason is read unquoted)."""
 
 @lru_cache(maxsize=1)
 def _schema() -> dict:
@@ -72,6 +96,12 @@ def supported() -> dict[str, tuple[str, ...]]:
         "provider options": PROVIDER_SHAPES,
         "provider-option namespace": NAMESPACES_READ,
         "system entry": SYSTEM_SHAPES,
+        "file data": FILE_DATA_SHAPES,
+        "tool approval": APPROVAL_SHAPES,
+        "message added under": tuple(d["source"]["enum"]) + ("input, with a stored message's id",),
+        "actor": ACTOR_SHAPES,
+        "actor role": ROLE_SHAPES,
+        "asset origins": ("none allowed", "some allowed"),
         "processor step": tuple(d["step"]["properties"]["op"]["enum"]),
         "processor ending": endings,
         "policy kind": tuple(d["policy"]["properties"]["kind"]["enum"]),
@@ -108,6 +138,34 @@ def _provider_shapes(v: Any) -> list[tuple[str, str]]:
     return [("provider options", "an object")] + [("provider-option namespace", k) for k in props]
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _file_data_shape(v: Any) -> str:
+    if not isinstance(v, str):
+        return "not a string"
+    if v.startswith("data:"):
+        return "a data URI"
+    if _SCHEME.match(v):
+        return "a URL"
+    try:
+        base64.b64decode(v, validate=True)
+    except ValueError:
+        return "not base64"
+    return "base64"
+
+
+def _actor_shape(a: Any) -> str:
+    if not isinstance(a, dict):
+        return "none"
+    k = a.get("kind")
+    return "no kind" if k is None else k if k in ("human", "service") else "another kind Breakwater knows" if k in ("agent", "system") else "a kind Breakwater does not know"
+
+
+def _role_shape(r: str) -> str:
+    return r if r in ("admin", "operator") else "another of Breakwater's roles" if r in ("builder", "reviewer", "viewer") else r
+
+
 def _walk(v: Any, path: tuple = ()) -> Iterable[tuple[tuple, Any]]:
     yield path, v
     if isinstance(v, dict):
@@ -134,6 +192,12 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
         out.add(("caller message", "string" if isinstance(m, str) else "nested array" if isinstance(m, list) else "message"))
         if isinstance(m, dict) and (s := _system_shape(m)):
             out.add(("system entry", s))
+    actor = call.get("actor")
+    out.add(("actor", _actor_shape(actor)))
+    if isinstance(actor, dict) and isinstance(actor.get("role"), str):
+        out.add(("actor role", _role_shape(actor["role"])))
+    out.add(("asset origins", "some allowed" if agent.get("allowedInputAssetOrigins") else "none allowed"))
+    stored = {m.get("id") for t in sj.get("threads") or [] if isinstance(t, dict) for m in t.get("messages") or [] if isinstance(m, dict)}
     for p in agent.get("policies", []):
         out.add(("policy kind", p.get("kind", "?")))
     tools = {}
@@ -142,6 +206,11 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
     for pr in agent.get("processors", []):
         for st in pr.get("steps", []):
             out.add(("processor step", st.get("op", "?")))
+            if st.get("op") == "add":
+                src = st.get("source") or "input"
+                out.add(("message added under", src))
+                if src == "input" and any(isinstance(e, dict) and e.get("id") in stored for e in st.get("entries", [])):
+                    out.add(("message added under", "input, with a stored message's id"))
         end = pr.get("end") or {"return": {"primitive": {"$undefined": True}}}
         for k, r in end.items():
             if k != "return":
@@ -160,6 +229,11 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
                 out.add(("tool state", v.get("state", "?")))
                 if v.get("toolName") in tools:
                     out.add(("mapping kind", tools[v["toolName"]]))
+                a = v.get("approval")
+                if isinstance(a, dict) and isinstance(a.get("reason"), str):
+                    out.add(("tool approval", "approved with a reason" if a.get("approved") is True else "denied with a reason"))
+            if t in ("file", "image") and "data" in v:
+                out.add(("file data", _file_data_shape(v["data"])))
         if "providerOptions" in v:
             out.update(_provider_shapes(v["providerOptions"]))
         if path and (path[-1] in _SYSTEM_SLOTS or (isinstance(path[-1], int) and len(path) > 1 and path[-2] in _SYSTEM_SLOTS)):
@@ -169,6 +243,9 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
     for path, v in _walk(agent.get("processors", [])):
         if isinstance(v, str) and len(path) > 1 and path[-1] == "message":  # addSystem given a string
             out.add(("system entry", "string"))
+        # a returned systemMessages entry that is no entry is given as {"value": ...}
+        if len(path) > 3 and path[-4:-2] == ("systemMessages", "entries") and path[-1] == "value" and isinstance(v, dict) and v.get("$undefined"):
+            out.add(("system entry", "undefined"))
     if not any(c == "provider options" for c, _ in out):
         out.add(("provider options", "absent"))
     return out
@@ -227,4 +304,5 @@ def census_of(scenarios: Iterable[Any], shapes: dict | None = None, reader: Any 
     return c
 
 
-__all__ = ["Census", "census_of", "shapes_of", "supported", "SYSTEM_SHAPES", "PROVIDER_SHAPES", "NAMESPACES_READ"]
+__all__ = ["Census", "census_of", "shapes_of", "supported", "SYSTEM_SHAPES", "PROVIDER_SHAPES", "NAMESPACES_READ", "FILE_DATA_SHAPES",
+           "ACTOR_SHAPES", "ROLE_SHAPES", "APPROVAL_SHAPES"]
