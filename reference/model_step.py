@@ -282,6 +282,11 @@ def received_data(data: Any) -> Any:
     (``{answer}`` → ``"[object Object]"``, ``['a', null, 2]`` → ``"a"``, ``null`` →
     ``"undefined"``). A URL, data URI or provider file id is left as it is (not generated)."""
     text = file_data_string(data)
+    if text.startswith("data:"):
+        # a data URI: the AI SDK reads its payload, the text after the first comma (measured:
+        # ``data:text/plain;base64,aGk=`` → ``"aGk="``, ``data:text/plain,hello`` → ``"hello"``,
+        # docs/mastra-measurements.md §k k44)
+        return text.split(",", 1)[1] if "," in text else ""
     if text.startswith("file-") or _URL_SCHEME.match(text):
         return data
     return text.split(",")[0]
@@ -317,8 +322,9 @@ def download_failure(sent: tuple) -> str | None:
     percent-decoding: ``note-00``, ``aGk==``, ``[object Object]``, ``2`` fail; ``aGk``,
     ``aGk=``, ``aG k=``, ``aGk%3D``, ``""`` pass; an assistant message's file is not
     downloaded). Measured: docs/mastra-measurements.md §k. Returns the redacted URL Mastra
-    names (``null<mediaType>;base64,<data>``), None when every download succeeds. Data that
-    is a URL, a data URI or a provider file id (none generated), or an array holding a symbol
+    names (``null<mediaType>;base64,<data>``), None when every download succeeds. A data URI
+    is fetched as ``data:<mediaType>;base64,<its payload>``; any other URL fails (k44,
+    ``redacted_url``); a provider file id (none generated), or an array holding a symbol
     (``String`` throws; not modelled), is left alone."""
     for e in sent:
         if not isinstance(e, Message) or e.role is not Role.USER:
@@ -330,11 +336,45 @@ def download_failure(sent: tuple) -> str | None:
                 data = file_data_string(p.data)
             except MastraError:  # String() of an array holding a symbol: not modelled
                 continue
-            if data.startswith("file-") or _URL_SCHEME.match(data):
+            if data.startswith("data:"):
+                # k44: a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
+                data = data.split(",", 1)[1] if "," in data else ""
+            elif data.startswith("file-"):
                 continue
+            elif _URL_SCHEME.match(data):
+                # k44: any other URL is fetched, and the fetch fails: an http(s) URL's host
+                # does not resolve (the generators name hosts under the reserved ``.example``
+                # TLD, RFC 6761, and the campaigns run offline), other schemes (``ftp:``,
+                # ``note:``) are not fetchable; Mastra names the URL's origin and path
+                return redacted_url(data)
             if not _forgiving_base64(_percent_decoded(data)):
                 return f"null{p.media_type};base64,{data}"
     return None
+
+
+_SPECIAL = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+
+
+def redacted_url(text: str) -> str:
+    """M12 assets: the URL a failed download names, ``url.origin + url.pathname`` (Mastra's
+    ``redactUrlForLog``: credentials, query and fragment left out; measured, k44:
+    ``https://u:p@assets.example/d.png?x=1#f`` → ``https://assets.example/d.png``,
+    ``ftp://assets.example/e.txt`` as is, ``note: see the file`` → ``null see the file``).
+    WHATWG origins: a special scheme's is ``scheme://host[:port]`` (default port left out),
+    any other scheme's ``null``. Only the URL shapes the generators make are covered (no IPv6
+    hosts, no percent-encoding of the path)."""
+    scheme, rest = text.split(":", 1)
+    scheme = scheme.lower()
+    rest = re.split(r"[?#]", rest, maxsplit=1)[0]
+    if scheme not in _SPECIAL:
+        return "null" + rest
+    rest = rest.lstrip("/\\")
+    authority, _, path = rest.partition("/")
+    host = authority.rsplit("@", 1)[-1].lower()
+    if ":" in host:
+        name, port = host.rsplit(":", 1)
+        host = name if port in ("", _SPECIAL[scheme]) else host
+    return f"{scheme}://{host}/{path}"
 
 
 def error_message(lst: MessageList) -> Message:
