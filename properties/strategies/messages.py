@@ -57,9 +57,10 @@ def parts(draw, swarm: Swarm = DEFAULT):
     """A part of any kind (text with or without providerOptions, file, image, reasoning, tool)."""
     # Breakwater's shapes: file parts first (Hypothesis' simplest draws take the first element)
     kinds = ["text", "text", "text", "file", "image", "reasoning", "tool"] + ["file", "image"] * 2 * swarm.asset_urls
-    kind = draw(st.sampled_from(["file", "file"] + kinds if swarm.breakwater_shapes else kinds))
+    dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms (the battery's draws as they were)
+    kind = draw(st.sampled_from(["file", "file"] + kinds if dense else kinds))
     if kind == "text":
-        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, "opts"] if swarm.breakwater_shapes else [UNDEFINED, UNDEFINED, "opts"]))
+        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, "opts"] if dense else [UNDEFINED, UNDEFINED, "opts"]))
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
         # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
         note = (lambda: draw(provider_options(swarm))) if swarm.breakwater_shapes else (lambda: obj(note=draw(texts(swarm))))
@@ -73,6 +74,10 @@ def parts(draw, swarm: Swarm = DEFAULT):
         # text (the marker included), a token that is not base64, or any other value
         # (not classified, which stops the call before anything else is observed, kept rare)
         encoded = texts(swarm).map(lambda t: base64.b64encode(t.encode()).decode())
+        if not dense:
+            k = draw(st.integers(0, 11))
+            data = draw(st.just("not!base64") if k == 0 else data_values(swarm) if k == 1 else texts(swarm) if k <= 5 else encoded)
+            return FilePart(data, draw(st.sampled_from(["text/plain", "text/plain", "text/markdown"])))
         other = st.one_of(st.integers(0, 3), data_values(swarm))  # not a string
         uri = encoded.map(lambda e: f"data:text/plain;base64,{e}")  # a data URI of base64 text
         # sampled, not st.integers (whose draws lean to the ends of the range); base64 first

@@ -145,10 +145,11 @@ def return_values(draw, swarm: Swarm):
     if kind == "object":
         msgs = draw(st.one_of(array_values(swarm), st.just(MISSING), st.just(3)))
         entry = system_messages(swarm)
-        if swarm.breakwater_shapes:  # undefined or a stored-format system message among them (issue 9 point 12)
+        dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms
+        if dense:  # undefined or a stored-format system message among them (issue 9 point 12)
             entry = st.one_of(entry, st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,)))
         given = st.lists(entry, max_size=2).map(tuple)
-        if swarm.breakwater_shapes:  # mostly entries of their own
+        if dense:  # mostly entries of their own
             given = st.one_of(given, st.lists(entry, min_size=1, max_size=2).map(tuple), st.lists(entry, min_size=1, max_size=2).map(tuple))
         sysm = draw(st.one_of(st.just("received"), given, st.just(MISSING), st.just(None)))
         return ObjectOf(msgs, sysm, draw(st.sampled_from([None, "Result"])))

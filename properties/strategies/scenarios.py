@@ -51,7 +51,7 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
         return st.just(ACTOR)
     others = ([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
               + ([Actor("svc", "viewer", "service")] if swarm.service_actors else []))
-    if swarm.breakwater_shapes:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
+    if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
         return st.sampled_from([Actor("bot", "viewer", "robot"), Actor("ag", "builder", "agent"), ACTOR, Actor("rev", "reviewer", "human")] + others)
     return st.one_of(st.just(ACTOR), st.sampled_from(others))
 

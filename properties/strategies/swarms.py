@@ -82,6 +82,7 @@ class Swarm:
     # (#12), or an array with an AI SDK system entry (#6): G7 as measured, §5; on in the
     # battery's MOVES only
     returned_system_entries: bool = False
+    option_refusals: int = 1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
 
 
 DEFAULT = Swarm()
@@ -121,6 +122,7 @@ def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
         breakwater_shapes=base.breakwater_shapes,
         service_actors=base.service_actors,
         asset_urls=base.asset_urls,
+        option_refusals=base.option_refusals,
     )
 
 
@@ -265,7 +267,7 @@ ODD = Swarm(weird_values=True, min_processors=1, min_steps=1, odd_system=True)
 provider options, system entries without content, odd content) a campaign's census must see."""
 
 
-BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True)
+BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True, option_refusals=3)
 """Every feature of the default swarm, Breakwater's shapes (issue 9 point 3: provider options
 across namespaces, ``text/*`` file data as base64, undefined and stored-format entries in a
 returned ``systemMessages``, Breakwater's roles and unknown actor kinds) and history re-added
@@ -279,8 +281,8 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     processors returning ``{messages, systemMessages}`` (two: undefined and stored-format
     entries there)."""
     m = max_calls
-    redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True))]
-    assets = evolve(ASSETS, breakwater_shapes=True, max_calls=m)
+    redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True, option_refusals=3))]
+    assets = evolve(ASSETS, breakwater_shapes=True, option_refusals=3, max_calls=m)
     returned = evolve(BREAKWATER, returns=frozenset({"object"}), endings=frozenset({"return"}), min_processors=1, min_steps=1, max_calls=m)
     shares = [redrawn[0]] * 2 + [redrawn[1], st.just(evolve(CALLER, max_calls=m))] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2
     return st.sampled_from(range(len(shares))).flatmap(lambda i: shares[i])

@@ -70,12 +70,14 @@ def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
         st.builds(lambda x: obj(anthropic=obj(cacheControl=obj(type=x))), t),
         st.builds(lambda x: obj(acme=obj(hint=x)), t),
     )
-    refused = st.one_of(
-        st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
+    refused = [
         st.builds(lambda x: obj(note=x), t),
-        st.builds(lambda x: obj(acme=obj(hint=x), openaiCompatible=obj(note=x)), t),
+        st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
         st.builds(lambda x: obj(anthropic=obj(title=x)), t),
         st.builds(lambda x: obj(openrouter=obj(annotations=(x,))), t),
-    )
-    # refused shapes stop the call before anything else is observed: keep them rare
-    return st.sampled_from([refused] * 3 + [ignored] * 2 + [read] * 5).flatmap(lambda s: s)
+    ]
+    if swarm.option_refusals > 1:  # the campaigns' Breakwater swarms: openaiCompatible more often
+        refused = [st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t), st.builds(lambda x: obj(acme=obj(hint=x), openaiCompatible=obj(note=x)), t)] + refused
+    # refused shapes stop the call before anything else is observed: keep them rare (one in ten,
+    # ``Swarm.option_refusals`` in ten)
+    return st.integers(0, 9).flatmap(lambda k: st.one_of(*refused) if k < swarm.option_refusals else ignored if k <= 3 else read)
