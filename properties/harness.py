@@ -125,6 +125,7 @@ CALL_PROPERTIES: dict[str, Check] = {
     "G3 rbac_decides_as_measured": lambda ex: inv.rbac_decides_as_measured(ex.scenario, ex.observation),
     "G1 context_option_fails_as_measured": lambda ex: inv.context_option_fails_as_measured(ex.scenario, ex.observation),
     "G2 denied_asset_urls_never_reach_model": lambda ex: inv.denied_asset_urls_never_reach_model(ex.scenario, ex.observation),
+    "G2 denied_asset_urls_never_fetched_or_saved": lambda ex: inv.denied_asset_urls_never_fetched_or_saved(ex.scenario, ex.observation, ex.before, ex.after),
     "G7 null_system_entries_fail_as_measured": lambda ex: inv.null_system_entries_fail_as_measured(ex.scenario, ex.observation),
     "G7 ai_sdk_system_entries_add_nothing": lambda ex: inv.ai_sdk_system_entries_add_nothing(ex.scenario, ex.observation),
     "G7 identity_processors_change_nothing": _identity,

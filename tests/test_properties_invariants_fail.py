@@ -240,6 +240,26 @@ def test_g2_denied_asset_urls_never_reach_the_model(url, allowed, denied):
     assert not inv.denied_asset_urls_never_reach_model(sc, Observation(Refused("input asset URL origin is not allowed", "breakwater-input-assets")))
 
 
+
+@pytest.mark.parametrize("url, allowed, denied", [("https://other.example/b.png", (), True), ("ftp://assets.example/e.txt", ("https://assets.example",), True),
+                                                  ("https://assets.example/a.png", ("https://assets.example",), False)])
+def test_g2_denied_asset_urls_are_never_fetched_or_saved(url, allowed, denied):
+    # breakwater-measurements §4: the gate refuses before Mastra's download (mastra-measurements
+    # §k k44), with the removing stop; a download failure names the URL it fetched, and offline
+    # the failed turn is saved
+    from guardspec.model.messages import FilePart
+    from guardspec.model.observation import Failed
+
+    sc = evolve(scenario(), agent=evolve(AGENT, allowed_input_asset_origins=allowed))
+    m = Message("c1", Role.USER, (FilePart(url, "image/png"),), created_at=10, thread_id="t1", resource_id="r1")
+    saved = ThreadStore((Thread("t1", "r1", (U0, A0, m)),))
+    fetched = Observation(Failed(f"Error: Failed to download asset: {url}"))
+    assert bool(inv.denied_asset_urls_never_fetched_or_saved(sc, fetched, STORE, STORE)) is denied
+    assert bool(inv.denied_asset_urls_never_fetched_or_saved(sc, Observation(Failed("DOWNLOAD_ASSETS_FAILED")), STORE, saved)) is denied
+    # a URL the thread already held under that id is not the call's
+    assert not inv.denied_asset_urls_never_fetched_or_saved(sc, Observation(Answered()), saved, saved)
+    assert not inv.denied_asset_urls_never_fetched_or_saved(sc, Observation(REFUSED), STORE, STORE)
+
 def test_i4_text_file_data_is_read_only_as_decoded():
     # the model receives text file data as the base64 text it decodes to (§8): reading the
     # base64 string itself does not count

@@ -21,7 +21,13 @@ The modules are grouped by what is observed:
 """
 
 from .audit import audit_is_hygienic
-from .calls import ai_sdk_system_entries_add_nothing, context_option_fails_as_measured, denied_asset_urls_never_reach_model, null_system_entries_fail_as_measured
+from .calls import (
+    ai_sdk_system_entries_add_nothing,
+    context_option_fails_as_measured,
+    denied_asset_urls_never_fetched_or_saved,
+    denied_asset_urls_never_reach_model,
+    null_system_entries_fail_as_measured,
+)
 from .rbac import rbac_decides_as_measured
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
@@ -70,6 +76,7 @@ __all__ = [
     "context_option_fails_as_measured",
     "null_system_entries_fail_as_measured",
     "ai_sdk_system_entries_add_nothing",
+    "denied_asset_urls_never_fetched_or_saved",
     "denied_asset_urls_never_reach_model",
     "failed_call_leaves_threads_intact",
     "guarded_agent_generates_no_title",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from guardspec.model.agent import ThreadStore
 from guardspec.model.messages import FilePart, ImagePart, Message, Role, SystemMessage, TextPart
 from guardspec.model.observation import Answered, Failed, Observation
 from guardspec.model.processors import PROCESS_INPUT, ArrayOf, ObjectOf, Return
@@ -144,4 +145,37 @@ def denied_asset_urls_never_reach_model(scenario: Scenario, obs: Observation) ->
                     why = asset_url_denial(p.data, allowed)
                     if why:
                         out.append(f"G2: the model received {p.data!r} in {e.id}, a URL the input-assets gate denies ({why})")
+    return out
+
+
+_FETCHED = "Error: Failed to download asset: "
+
+
+def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
+    """Extra (G2, G13, I1; docs/breakwater-measurements.md §4, the input-assets gate): the gate
+    judges every user message on the list after the application processors and refuses, with
+    the removing stop, a call one of whose file or image parts names a URL it denies. It runs
+    before the model step, where Mastra fetches every user file URL (docs/mastra-measurements.md
+    §k k44, offline a fetch fails and the turn is saved all the same). So a denied URL is never
+    fetched (the durable loop names the URL a failed download fetched: origin and path) and the
+    call saves no message holding one that the thread did not hold before (a URL a stored
+    message already held, under the same id, is the thread's, not the call's)."""
+    allowed = _allowed(scenario.agent.allowed_input_asset_origins)
+    out = []
+    if isinstance(obs.outcome, Failed) and obs.outcome.error.startswith(_FETCHED):
+        url = obs.outcome.error[len(_FETCHED):]
+        why = asset_url_denial(url, allowed)
+        if why:
+            out.append(f"G2: Mastra fetched {url!r}, a URL the input-assets gate denies ({why})")
+    for t in after.threads:
+        old = before.get(t.id)
+        held = {(m.id, p.data) for m in (old.messages if old else ()) for p in (m.parts or ()) if isinstance(p, (FilePart, ImagePart))}
+        for m in t.messages:
+            if m.role is not Role.USER:
+                continue
+            for p in m.parts or ():
+                if isinstance(p, (FilePart, ImagePart)) and (m.id, p.data) not in held:
+                    why = asset_url_denial(p.data, allowed)
+                    if why:
+                        out.append(f"G2: the call saved {p.data!r} in {m.id} of thread {t.id!r}, a URL the input-assets gate denies ({why})")
     return out

@@ -81,7 +81,7 @@ MUTANT_SWITCHES: dict[str, str] = {
 
 # mutants whose bent rule lies outside the encoded scope, and why
 OUT_OF_SCOPE: dict[str, str] = {
-    "input_assets_gate_skipped": "the encoding has no file or image parts, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_reach_model)",
+    "input_assets_gate_skipped": "the encoding has no file or image parts, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_fetched_or_saved)",
     "text_file_data_read_raw": "the encoding has no file parts, so no file data to read (killed by I4, which renders text file data as the model receives it, decoded)",
     "stored_result_mapped": "the carrier holds one tool part, the caller's outcome; a stored result beside it on the remembered message is not encoded (killed by I4 in the battery's carrier swarm)",
     "null_system_entries_skipped": "the encoding's processors return no object with systemMessages (their endings return undefined, the list, or arrays of messages), so no null entry to apply (killed by the property G7 null_system_entries_fail_as_measured, written from docs/breakwater-measurements.md §5, in the battery's MOVES swarm)",
