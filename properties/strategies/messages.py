@@ -58,9 +58,9 @@ def parts(draw, swarm: Swarm = DEFAULT):
     # Breakwater's shapes: file parts first (Hypothesis' simplest draws take the first element)
     kinds = ["text", "text", "text", "file", "image", "reasoning", "tool"] + ["file", "image"] * 2 * swarm.asset_urls
     dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms (the battery's draws as they were)
-    kind = draw(st.sampled_from(["file", "file"] + kinds if dense else kinds))
+    kind = draw(st.sampled_from(["file", "text", "file"] + kinds if dense else kinds))
     if kind == "text":
-        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else [UNDEFINED, "opts"] if dense else [UNDEFINED, UNDEFINED, "opts"]))
+        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else ["opts", UNDEFINED, "opts", "null", "opts"] if dense else [UNDEFINED, UNDEFINED, "opts"]))
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
         # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
         note = (lambda: draw(provider_options(swarm))) if swarm.breakwater_shapes else (lambda: obj(note=draw(texts(swarm))))
@@ -81,7 +81,7 @@ def parts(draw, swarm: Swarm = DEFAULT):
         other = st.one_of(st.integers(0, 3), data_values(swarm))  # not a string
         uri = encoded.map(lambda e: f"data:text/plain;base64,{e}")  # a data URI of base64 text
         # sampled, not st.integers (whose draws lean to the ends of the range); base64 first
-        k = draw(st.sampled_from(["base64", "uri", "base64", "bad", "base64", "other", "base64", "text", "base64", "other", "text", "text"]))
+        k = draw(st.sampled_from(["base64", "uri", "base64", "bad", "uri", "other", "base64", "text", "other", "other", "uri", "text"]))
         data = draw({"uri": uri, "bad": st.just("not!base64"), "other": other, "text": texts(swarm), "base64": encoded}[k])
         return FilePart(data, draw(st.sampled_from(["text/plain", "text/plain", "text/markdown"])))
     if kind == "image":
@@ -159,5 +159,6 @@ def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
     no_content = Message("s0", Role.SYSTEM, None, 5)
     others = st.sampled_from([None, no_content, 3, "note-33"]) if swarm.weird_values else st.nothing()
     if swarm.odd_system:  # the campaign's rare shapes, made often enough for its census (issue 10 point 3)
-        return st.one_of(messages(swarm), system_messages(swarm), st.just(no_content), others)
+        # sampled (``one_of`` drops a repeated branch): the entry without content two times in five
+        return st.sampled_from([messages(swarm), system_messages(swarm), st.just(no_content), st.just(no_content), others]).flatmap(lambda s: s)
     return st.one_of(messages(swarm), messages(swarm), system_messages(swarm), others)

@@ -147,11 +147,12 @@ def return_values(draw, swarm: Swarm):
         entry = system_messages(swarm)
         dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms
         if dense:  # undefined or a stored-format system message among them (issue 9 point 12)
-            entry = st.one_of(entry, st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,)))
+            entry = st.sampled_from([entry, st.just(UNDEFINED), st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,))]).flatmap(lambda s: s)
         given = st.lists(entry, max_size=2).map(tuple)
         if dense:  # mostly entries of their own
             given = st.one_of(given, st.lists(entry, min_size=1, max_size=2).map(tuple), st.lists(entry, min_size=1, max_size=2).map(tuple))
-        sysm = draw(st.one_of(st.just("received"), given, st.just(MISSING), st.just(None)))
+        others = [st.just("received"), given, st.just(MISSING), st.just(None)]
+        sysm = draw(st.sampled_from([given] * 3 * dense + others).flatmap(lambda s: s))  # dense: entries of their own half the time
         return ObjectOf(msgs, sysm, draw(st.sampled_from([None, "Result"])))
     if kind == "same":
         return SameList()

@@ -52,7 +52,10 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
     others = ([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
               + ([Actor("svc", "viewer", "service")] if swarm.service_actors else []))
     if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
-        return st.sampled_from([Actor("bot", "viewer", "robot"), Actor("ag", "builder", "agent"), ACTOR, Actor("rev", "reviewer", "human")] + others)
+        bw = [Actor("bot", "viewer", "robot"), Actor("ag", "builder", "agent"), Actor("sys", "admin", "system"), ACTOR, Actor("rev", "reviewer", "human"),
+              Actor("svc", "builder", "service")]
+        # the kinds Breakwater does not allow or know a third of the time, Breakwater's roles two thirds
+        return st.one_of(st.sampled_from(bw[:3]), st.sampled_from(bw), st.sampled_from(bw + others))
     return st.one_of(st.just(ACTOR), st.sampled_from(others))
 
 

@@ -267,7 +267,7 @@ ODD = Swarm(weird_values=True, min_processors=1, min_steps=1, odd_system=True)
 provider options, system entries without content, odd content) a campaign's census must see."""
 
 
-BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True, option_refusals=3)
+BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True, option_refusals=4)
 """Every feature of the default swarm, Breakwater's shapes (issue 9 point 3: provider options
 across namespaces, ``text/*`` file data as base64, undefined and stored-format entries in a
 returned ``systemMessages``, Breakwater's roles and unknown actor kinds) and history re-added
@@ -279,22 +279,27 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     (two shares in ten) and the system swarm with those shapes (one), the aimed ``CALLER``
     (one), ``ASSETS`` with ``text/*`` data as base64 where no URL (three), ``REREAD`` (one), and
     processors returning ``{messages, systemMessages}`` (two: undefined and stored-format
-    entries there)."""
+    entries there). All but ``REREAD`` draw densely (``option_refusals`` above 1): caller
+    messages of two or three parts half the time, file data and provider options of every
+    shape, Breakwater's actors; so each shape is made often enough that the default
+    campaign's census has no zero on any seed tried (issue 10 point 3)."""
     m = max_calls
-    redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True, option_refusals=3))]
-    assets = evolve(ASSETS, breakwater_shapes=True, option_refusals=3, max_calls=m)
+    redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True, option_refusals=4))]
+    assets = evolve(ASSETS, breakwater_shapes=True, option_refusals=4, max_calls=m)
     returned = evolve(BREAKWATER, returns=frozenset({"object"}), endings=frozenset({"return"}), min_processors=1, min_steps=1, max_calls=m)
-    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(evolve(CALLER, max_calls=m))] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2
+    caller = evolve(CALLER, option_refusals=4, max_calls=m)  # the battery's CALLER draws as it did
+    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(caller)] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2
     return st.sampled_from(range(len(shares))).flatmap(lambda i: shares[i])
 
 
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): one case in six
-    from ``ODD`` (as before), one in four from the swarms of Breakwater's shapes (issue 9 point
-    3), the rest mixed swarms (until issue 10's census asked for Breakwater's shapes, those
+    from ``ODD`` (as before; half of them with memory generating titles), one in three from the
+    swarms of Breakwater's shapes (issue 9 point 3), the rest mixed swarms (until issue 10's census asked for Breakwater's shapes, those
     cases were mixed swarms too)."""
     mixed = mixed_swarms(max_calls)
-    odd, bw = st.just(evolve(ODD, max_calls=max_calls)), breakwater_swarms(max_calls)
+    # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
+    odd, bw = st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]), breakwater_swarms(max_calls)
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches, so
     # ``one_of(mixed, mixed, mixed, odd)`` had drawn ODD in one case in six, not one in four
     # (the mixed swarms first: Hypothesis' simplest draws, a share of every short run, take them)

@@ -101,18 +101,22 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
     n = draw(st.integers(0 if out else 1, 2))
     for k in range(n):
         kind = draw(st.integers(0, 9))
-        if swarm.asset_urls and draw(st.booleans()):
-            kind = 1  # a message of parts: file and image data naming URLs (the input-assets gate)
+        if (swarm.asset_urls or swarm.option_refusals > 1) and draw(st.booleans()):
+            # a message of parts: file and image data naming URLs (the input-assets gate), and in
+            # the campaigns' Breakwater swarms their file data and provider options (issue 9
+            # point 3; a message of one text part, the other kinds, carries neither)
+            kind = 1
         if kind == 0:
             out.append(draw(texts(swarm)))
         elif kind == 1:
-            out.append(Message(f"c{call_no}{k}", Role.USER, tuple(draw(st.lists(parts(swarm), min_size=1, max_size=2))), created_at=10 + k))
+            dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms: two or three parts
+            out.append(Message(f"c{call_no}{k}", Role.USER, tuple(draw(st.lists(parts(swarm), min_size=1 + dense, max_size=2 + dense))), created_at=10 + k))
         else:
             out.append(user(f"c{call_no}{k}", draw(texts(swarm)), created_at=10 + k))
         if swarm.message_metadata and isinstance(out[-1], Message) and draw(st.booleans()):
             out[-1] = evolve(out[-1], metadata=obj(note=draw(notes)))  # battery only (k36)
     if swarm.weird_values:
-        odd = draw(st.integers(0, 29))
+        odd = draw(st.integers(0, 9 if swarm.odd_system else 29))  # ODD: the rare caller inputs more often
         if odd == 0:
             out.append(Message("s1", Role.SYSTEM, (TextPart("note-00"),), created_at=12))
         elif odd == 1:

@@ -66,10 +66,13 @@ def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
         st.builds(lambda x: obj(anthropic=obj(citations=(obj(cited_text=x, encrypted_index="opaque"),))), t),
         st.builds(lambda x: obj(openrouter=obj(reasoning_details=(obj(type="reasoning.text", text=x, signature="sig"),))), t),
     )
-    ignored = st.one_of(
+    ignored = [
         st.builds(lambda x: obj(anthropic=obj(cacheControl=obj(type=x))), t),
         st.builds(lambda x: obj(acme=obj(hint=x)), t),
-    )
+    ]
+    if swarm.option_refusals > 1:  # the campaigns' Breakwater swarms: a key of openrouter's it ignores too
+        ignored.append(st.builds(lambda x: obj(openrouter=obj(provider=obj(order=(x,)))), t))
+    ignored = st.one_of(*ignored)
     refused = [
         st.builds(lambda x: obj(note=x), t),
         st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
@@ -77,7 +80,12 @@ def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
         st.builds(lambda x: obj(openrouter=obj(annotations=(x,))), t),
     ]
     if swarm.option_refusals > 1:  # the campaigns' Breakwater swarms: openaiCompatible more often
-        refused = [st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t), st.builds(lambda x: obj(acme=obj(hint=x), openaiCompatible=obj(note=x)), t)] + refused
+        refused = [
+            st.builds(lambda x: obj(openaiCompatible=obj(content=x)), t),
+            st.builds(lambda x: obj(acme=obj(hint=x), openaiCompatible=obj(note=x)), t),
+            st.builds(lambda x: obj(anthropic=obj(citations=()), openaiCompatible=obj(reasoning=x)), t),
+        ] + refused
     # refused shapes stop the call before anything else is observed: keep them rare (one in ten,
-    # ``Swarm.option_refusals`` in ten)
-    return st.integers(0, 9).flatmap(lambda k: st.one_of(*refused) if k < swarm.option_refusals else ignored if k <= 3 else read)
+    # ``Swarm.option_refusals`` in ten); then three in ten ignored, the rest read
+    r = swarm.option_refusals
+    return st.integers(0, 9).flatmap(lambda k: st.one_of(*refused) if k < r else ignored if k < r + 3 else read)
