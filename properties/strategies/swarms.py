@@ -288,7 +288,9 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     assets = evolve(ASSETS, breakwater_shapes=True, option_refusals=4, max_calls=m)
     returned = evolve(BREAKWATER, returns=frozenset({"object"}), endings=frozenset({"return"}), min_processors=1, min_steps=1, max_calls=m)
     caller = evolve(CALLER, option_refusals=4, max_calls=m)  # the battery's CALLER draws as it did
-    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(caller)] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2
+    # the caller's outcome on a remembered message, a stored result beside it (issue 9 point 13)
+    carrier = evolve(CARRIER, carrier_history_result=True, max_calls=m)
+    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(caller)] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2 + [st.just(carrier)] * 2
     return st.sampled_from(range(len(shares))).flatmap(lambda i: shares[i])
 
 
