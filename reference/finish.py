@@ -8,7 +8,7 @@ from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Thread, ThreadStore
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
-from guardspec.model.values import UNDEFINED, JsObject, to_json_text
+from guardspec.model.values import UNDEFINED, Accessor, JsObject, to_json_text
 from guardspec.model.observation import Result
 
 from .errors import MastraError
@@ -26,6 +26,11 @@ def _durable_text(v: Any) -> Any:
         return ""
 
 
+def _no_string(p: Any) -> bool:
+    """A text part whose text is no string (a getter is read when written, k37)."""
+    return type(p) is TextPart and not isinstance(p.text, (str, Accessor))
+
+
 def _savable(m: Message, durable: bool = False) -> Message | None:
     """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
     not saved. The durable loop's finalisation keeps partial-call parts, whatever the role
@@ -38,15 +43,36 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
         for p in m.parts or ()
         if not (isinstance(p, ToolPart) and p.state is ToolState.PARTIAL_CALL and not keep_partial) and not isinstance(p, StepStartPart)
     )
-    if not durable and any(type(p) is TextPart and (p.text is None or p.text is UNDEFINED) for p in parts):
+    if not durable and any(_no_string(p) for p in parts):
         # generate/stream save a null or undefined text as "" (measured; the durable loop keeps
-        # null and leaves undefined out, k32, k38)
-        parts = tuple(evolve(p, text="") if type(p) is TextPart and (p.text is None or p.text is UNDEFINED) else p for p in parts)
+        # null and leaves undefined out, k32, k38): ``filterMessagesForPersistence`` writes any
+        # text that is no string as "" (the durable loop's first save, k45)
+        parts = tuple(evolve(p, text="") if _no_string(p) else p for p in parts)
     if durable and any(type(p) is TextPart and not isinstance(p.text, str) for p in parts):
         parts = tuple(evolve(p, text=_durable_text(p.text)) if type(p) is TextPart and not isinstance(p.text, str) else p for p in parts)
     if not parts:
         return None
     return evolve(m, parts=parts, ref=0)
+
+
+def unwritable(m: Message) -> bool:
+    """M13 storage: ``JSON.stringify(message.content)`` throws for ``m``: a bigint or a throwing
+    getter anywhere in its parts or metadata (the in-memory storage writes each message's
+    content as JSON; measured, docs/mastra-measurements.md §k k45)."""
+    return _unwritable(m.parts) or _unwritable(m.metadata)
+
+
+def _unwritable(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return any(_unwritable(x) for x in v)
+    if hasattr(type(v), "__attrs_attrs__") and type(v).__module__ != JsObject.__module__:
+        # a part (or an approval, a tool state): its fields; a JavaScript value is checked whole
+        return any(_unwritable(getattr(v, f.name)) for f in type(v).__attrs_attrs__ if f.eq)
+    try:
+        json_round_trip(v)
+    except MastraError:
+        return True
+    return False
 
 
 def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> ThreadStore:
@@ -55,19 +81,60 @@ def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, du
     over all threads: messages with equal createdAt are listed in the order their ids first
     entered it, so an id already stored in another thread keeps that earlier place (measured,
     docs/mastra-measurements.md §k k40)."""
+    thread, rows, place = _rows(store, thread_id, resource)
+    _write(rows, place, [_savable(m, durable) for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE)], thread_id, resource, stop=False)
+    return _put(store, thread, rows, place)
+
+
+def save_raw(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> tuple[ThreadStore, bool]:
+    """M13 saving as real Mastra does it (raw mode; docs/mastra-measurements.md §k k45), and
+    whether it failed. The memory output processor (``MessageHistory``) saves the input then
+    the response messages, filtered (``_savable``: partial calls dropped, a text that is no
+    string saved as ``""``); the storage writes them one by one, and a message whose content
+    JSON cannot write (``unwritable``) throws there: the ones before it stay saved, the rest
+    are not. The durable finalisation then saves again what is unsaved on the list, in list
+    order and unfiltered (``_savable(m, durable=True)``), stopping likewise at a message whose
+    content as it stands JSON cannot write: each message it writes replaces the first save's
+    version, the others keep it (so a text JSON cannot write stays the first save's ``""``,
+    k37)."""
+    thread, rows, place = _rows(store, thread_id, resource)
+    first = [_savable(m, False) for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE)]
+    ok = _write(rows, place, first, thread_id, resource)
+    if durable:
+        unsaved = [sl.message for sl in lst.slots if sl.sources & {Source.INPUT, Source.RESPONSE}]
+        _write(rows, place, [_STOP if unwritable(m) else _savable(m, True) for m in unsaved], thread_id, resource)
+    return _put(store, thread, rows, place), not ok
+
+
+_STOP = object()
+"""A message whose content JSON cannot write: the storage throws there."""
+
+
+def _rows(store: ThreadStore, thread_id: str, resource: str) -> tuple[Thread, dict, dict]:
     thread = store.get(thread_id) or Thread(thread_id, resource)
     rows = {m.id: m for m in thread.messages}
     place: dict[str, int] = {}
     for t in store.threads:
         for m in t.messages:
             place.setdefault(m.id, len(place))
-    for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE):
-        s = _savable(m, durable)
+    return thread, rows, place
+
+
+def _write(rows: dict, place: dict, versions: list, thread_id: str, resource: str, stop: bool = True) -> bool:
+    """Write each saved version in order (None: not saved); with ``stop``, a version JSON
+    cannot write, or ``_STOP``, ends the save: False."""
+    for s in versions:
         if s is None:
             continue
+        if stop and (s is _STOP or unwritable(s)):
+            return False
         s = evolve(s, thread_id=thread_id, resource_id=resource)
         place.setdefault(s.id, len(place))
         rows[s.id] = s
+    return True
+
+
+def _put(store: ThreadStore, thread: Thread, rows: dict, place: dict) -> ThreadStore:
     msgs = tuple(sorted(rows.values(), key=lambda m: (m.created_at, place[m.id])))
     return store.put(evolve(thread, messages=msgs))
 
@@ -76,7 +143,8 @@ def _title_lines(m: Message) -> list[str]:
     """``Agent.formatMessagePartsForTitle`` (docs/mastra-measurements.md §j): one line per
     part: ``Role: text`` for a text part (``String(text)``, k39), ``Tool Result <name>: <result>`` for a tool result
     (a string as it is, anything else as JSON, cut to 200 characters; an ``output-error`` shows
-    its error text, an ``output-denied`` its approval reason), ``Tool Call <name>: <args JSON>``
+    its error text, an ``output-denied`` its approval reason; a result JSON cannot write throws,
+    k45), ``Tool Call <name>: <args JSON>``
     for a call awaiting or answering an approval, ``Reasoning: text``; a pending ``call`` gives
     no line (measured)."""
     role = m.role.value.capitalize()
@@ -104,6 +172,10 @@ def _title_lines(m: Message) -> list[str]:
                 else:
                     reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
                     v = reason if isinstance(reason, str) and reason else "Tool call was not approved by the user"
+                # ``JSON.stringify``: a bigint in the result throws, and the title generation
+                # with it (measured: no title, docs/mastra-measurements.md §k k45)
+                if not isinstance(v, str):
+                    json_round_trip(v)
                 r = v if isinstance(v, str) else to_json_text(v)
                 lines.append(f"Tool Result {p.tool_name}: {(r or '')[:200]}")
             elif p.state in (ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED):

@@ -99,21 +99,33 @@ def _prepare(scenario: Scenario, threads: ThreadStore) -> tuple[MessageList, Thr
     return lst, threads
 
 
-def _finalise(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool) -> ThreadStore:
+def _save(scenario: Scenario, lst: MessageList, threads: ThreadStore, bound: tuple[str, str], raw: bool) -> tuple[ThreadStore, bool]:
+    """M13 saving, and whether it failed: raw mode saves as real Mastra does, stopping at a
+    message JSON cannot write (``finish.save_raw``, k45); the guarded path keeps
+    ``finish.save`` (not measured through Breakwater)."""
+    durable = scenario.call.loop is Loop.DURABLE
+    if raw:
+        return finish.save_raw(threads, *bound, lst, durable)
+    return finish.save(threads, *bound, lst, durable), False
+
+
+def _finalise(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool) -> tuple[ThreadStore, bool]:
     """M13 after a failed model step: the turn is saved to the bound thread, and the durable
-    finalisation still titles it (measured, docs/mastra-measurements.md §k k26, k27)."""
+    finalisation still titles it (measured, docs/mastra-measurements.md §k k26, k27); whether
+    the save failed (k45)."""
     bound = _bound(scenario)
     if not bound:
-        return threads
+        return threads, False
     durable = scenario.call.loop is Loop.DURABLE
-    threads = finish.save(threads, *bound, lst, durable)
+    threads, unsaved = _save(scenario, lst, threads, bound, titles)
     if durable and titles and scenario.agent.memory.generate_title:
         threads = finish.entitle(threads, *bound, lst)
-    return threads
+    return threads, unsaved
 
 
 def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: bool, trace: Trace | None, guarded: bool = False):
-    """M12 then M13: the model step, saving, the title (raw only) and the result. ``guarded``
+    """M12 then M13: the model step, saving, the title (raw only) and the result; whether the
+    save failed (raw only, k45). ``guarded``
     (G12): the policy engine is the agent's output processor, so the result text is read back
     from the response messages on every loop, memory or not, and on the durable loop its
     final-result step re-adds the response messages before they are saved
@@ -129,19 +141,19 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
         # response
         if durable:
             lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
-            threads = _finalise(scenario, lst, threads, titles)
-            return lst, None, threads, "", str(e)
+            threads, _ = _finalise(scenario, lst, threads, titles)
+            return lst, None, threads, "", str(e), False
         if isinstance(e, MessageTextError):
-            return lst, None, threads, "", "AGENT_GENERATE_FAILED" if scenario.call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED"
-        return lst, None, threads, "", str(e)
+            return lst, None, threads, "", "AGENT_GENERATE_FAILED" if scenario.call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED", False
+        return lst, None, threads, "", str(e), False
     if failure is not None:
         # M12: the asset download fails before the model is called; an error part is added as
         # the response and the turn is saved (measured, docs/mastra-measurements.md §k)
         # as a message of its own: it never merges into a trailing assistant message (k23)
         lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
-        threads = _finalise(scenario, lst, threads, titles)
+        threads, unsaved = _finalise(scenario, lst, threads, titles)
         err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
-        return lst, None, threads, "", err
+        return lst, None, threads, "", err, unsaved
     lst, sent = model_step(lst, scenario.call.reply)
     if trace:
         trace.stage("model step", lst)
@@ -163,8 +175,13 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
         text = scenario.call.reply
     if guarded and durable:
         lst = policy_engine_output_return(lst)
+    unsaved = False
     if bound:
-        threads = finish.save(threads, *bound, lst, scenario.call.loop is Loop.DURABLE)
+        threads, unsaved = _save(scenario, lst, threads, bound, titles)
+    if unsaved:
+        # the memory output processor failed: stream resolves with the model's own text
+        # (measured, docs/mastra-measurements.md §k k45)
+        text = scenario.call.reply
     # after saving and the result text (measured, docs/mastra-measurements.md §j)
     lst = stamp_merged_reply(before, lst)
     if scenario.call.loop is not Loop.DURABLE:
@@ -174,14 +191,19 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     # title (measured, k33)
     if bound and titles and scenario.agent.memory.generate_title and not (durable and broken):
         threads = finish.entitle(threads, *bound, lst)
-    return lst, sent, threads, text, broken
+    return lst, sent, threads, text, broken, unsaved
 
 
-def _failed_after_chain(loop: Loop, sent: Any, broken: str | None) -> Failed | None:
+def _failed_after_chain(loop: Loop, sent: Any, broken: str | None, unsaved: bool = False) -> Failed | None:
     """M12/M13 failures after the processors: the asset download (no model call: ``sent`` is
-    None, ``broken`` the error) or the result-text read-back."""
+    None, ``broken`` the error) or the result-text read-back. When the save failed
+    (``unsaved``, k45) the memory output processor's workflow failed: generate rejects with
+    ``PROCESSOR_WORKFLOW_FAILED``, stream resolves (finishReason ``error``) even after a failed
+    asset download, the durable loop is unchanged (measured)."""
+    if unsaved and loop is Loop.GENERATE:
+        return Failed("PROCESSOR_WORKFLOW_FAILED")
     if sent is None:
-        return Failed(broken)
+        return None if unsaved and loop is Loop.STREAM else Failed(broken)
     return _broken_read_back(loop, broken) if broken else None
 
 
@@ -231,7 +253,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         if durable:
             # M10: finalisation still saves the input and response messages and titles the thread.
             if bound:
-                threads = finish.save(threads, *bound, lst, True)
+                threads, _ = finish.save_raw(threads, *bound, lst, True)  # stops at what JSON cannot write (k45)
                 if agent.memory.generate_title and response_conversion_error(lst) is None:  # k33
                     threads = finish.entitle(threads, *bound, lst)
             lst = drain_unsaved(lst)
@@ -244,8 +266,8 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         return _observe(scenario, threads, outcome=Failed(err), list=list_view(lst))
     # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
     lst = map_client_outputs(agent, lst, strict=False)
-    lst, sent, threads, text, broken = _answer(scenario, lst, threads, True, trace)
-    failed = _failed_after_chain(call.loop, sent, broken)
+    lst, sent, threads, text, broken, unsaved = _answer(scenario, lst, threads, True, trace)
+    failed = _failed_after_chain(call.loop, sent, broken, unsaved)
     prompts = () if sent is None else (sent,)
     if durable:
         lst = drain_unsaved(lst)
@@ -256,8 +278,8 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         scenario,
         threads,
         outcome=Answered(),
-        prompts=(sent,),
-        result=finish.result(lst, text, "error" if broken else "stop"),
+        prompts=prompts,
+        result=finish.result(lst, text, "error" if broken or unsaved else "stop"),
         list=list_view(lst),
     )
 
@@ -342,7 +364,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
             read=chain.read,
         )
-    lst, sent, threads, text, broken = _answer(scenario, lst, threads, False, trace, guarded=True)
+    lst, sent, threads, text, broken, _ = _answer(scenario, lst, threads, False, trace, guarded=True)
     failed = _failed_after_chain(call.loop, sent, broken)
     prompts = () if sent is None else (sent,)
     if durable:

@@ -475,3 +475,105 @@ def test_k43_a_shallow_copy_of_a_handed_on_value_is_no_message(value, added, loo
     assert len(o["stored"]) == (0 if loop != "durable" else 2 + added)
     if loop != "durable":
         assert len(o["list"]["messages"]) == 1 + added
+
+
+# -- k45: a message JSON cannot write stops the save -----------------------------------------------
+
+
+B5J = {"$bigint": "5"}
+
+
+def _tool(args, **kw):
+    return {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "result", "args": args, "result": {"answer": "x"}, **kw}
+
+
+def _t(text, **kw):
+    return {"type": "text", "text": text, **kw}
+
+
+def _bigint_call(loop, second, processors=(), title=False):
+    """caller [c00 "fine", c01 <second parts>, c02 "last"] (adapter runs, scratch bigprobe.py)."""
+    msgs = [_msg("c00", "user", 10, [_t("fine")]), _msg("c01", "user", 11, second), _msg("c02", "user", 12, [_t("last")])]
+    return _memory_call(loop, msgs, processors=processors, title=title)
+
+
+OUTCOMES = [("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}), ("stream", {"kind": "answered"}), ("durable", {"kind": "answered"})]
+
+
+# measured on each loop: a bigint in c01's tool args, in its text part's providerOptions, in a
+# tool result, a throwing getter in its args: only c00 is stored
+@pytest.mark.parametrize("loop, outcome", OUTCOMES)
+@pytest.mark.parametrize("second", [
+    [_t("ok"), _tool({"q": B5J})],
+    [_t("ok", providerOptions={"note": B5J})],
+    [_t("ok"), _tool({"q": 1}, result={"a": B5J})],
+    [_t("ok"), _tool({"q": {"$getter": "get-q", "throws": True}})],
+])
+def test_k45_the_save_stops_at_a_message_json_cannot_write(loop, outcome, second):
+    o = _bigint_call(loop, second)
+    assert o["outcome"] == outcome
+    assert [m["id"] for m in o["stored"]] == ["c00"]
+
+
+def test_k45_stream_resolves_with_finish_reason_error_and_its_own_text():
+    # adapter run (respbig): a processor adds a response a5 [text "resp" providerOptions {note: 5n}];
+    # the reply merges into it; stream: {text: "reply-0", finishReason: "error"}, stored [c00]
+    a5 = {"id": "a5", "role": "assistant", "createdAt": 20, "parts": [_t("resp", providerOptions={"note": B5J})]}
+    p = {"id": "p1", "steps": [{"op": "add", "entries": [a5], "source": "response", "merge": False}], "end": {"return": {"primitive": ""}}}
+    o = _memory_call("stream", [_msg("c00", "user", 10, [_t("fine")])], processors=[p])
+    assert o["outcome"] == {"kind": "answered"}
+    assert (o["result"]["text"], o["result"]["finishReason"]) == ("reply-0", "error")
+    assert [m["id"] for m in o["stored"]] == ["c00"]
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_k45_the_title_is_still_generated(loop):
+    # args2 with titles on: every loop titled the thread
+    o = _bigint_call(loop, [_t("ok"), _tool({"q": B5J})], title=True)
+    assert o["title"].startswith("User: fine\nUser: ok\n")
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_k45_a_bigint_in_a_tool_result_leaves_the_thread_without_title(loop):
+    # resultbig with titles on: the transcript's JSON.stringify of the result throws: no title
+    o = _bigint_call(loop, [_t("ok"), _tool({"q": 1}, result={"a": B5J})], title=True)
+    assert o["title"] == ""
+
+
+@pytest.mark.parametrize("loop, outcome, result", [
+    ("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}, None),
+    ("stream", {"kind": "answered"}, ("", "error")),
+    ("durable", {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-00"}, None),
+])
+def test_k45_after_a_failed_download_generate_fails_as_the_save_and_stream_answers(loop, outcome, result):
+    # dlargs: c00 [text, file data "note-00"] fails the download; c01 has a bigint in its args
+    msgs = [_msg("c00", "user", 10, [_t("x"), {"type": "file", "data": "note-00", "mediaType": "text/plain"}]),
+            _msg("c01", "user", 11, [_t("ok"), _tool({"q": B5J})])]
+    o = _memory_call(loop, msgs)
+    assert o["outcome"] == outcome
+    assert [m["id"] for m in o["stored"]] == ["c00"]
+    if result:
+        assert (o["result"]["text"], o["result"]["finishReason"]) == result
+
+
+def test_k45_a_durable_refusal_saves_up_to_that_message():
+    # abort: p1 aborts; the durable finalisation stores c00 only
+    o = _bigint_call("durable", [_t("ok"), _tool({"q": B5J})], processors=[{"id": "p1", "steps": [], "end": {"abort": "no"}}])
+    assert o["outcome"]["kind"] == "refused" and [m["id"] for m in o["stored"]] == ["c00"]
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_k45_a_pending_call_is_dropped_before_the_save_on_generate_and_stream(loop):
+    # partial2: c01 [text, partial-call args {q: 5n}]: saved without the call, all stored
+    o = _bigint_call(loop, [_t("ok"), _tool({"q": B5J}, state="partial-call")])
+    assert o["outcome"] == {"kind": "answered"}
+    assert [len(m["parts"]) for m in o["stored"]] == [1, 1, 1, 1]
+
+
+def test_k45_durable_keeps_the_first_saves_version_of_the_message_it_cannot_write_again():
+    # partial2, durable: the first save (pending call dropped) wrote every message; the second,
+    # unfiltered, stops at c01: c01 stays without its call, the others are stored
+    o = _bigint_call("durable", [_t("ok"), _tool({"q": B5J}, state="partial-call")])
+    assert o["outcome"] == {"kind": "answered"}
+    assert [m["id"][:3] for m in o["stored"]][:3] == ["c00", "c01", "c02"] and len(o["stored"]) == 4
+    assert len(o["stored"][1]["parts"]) == 1
