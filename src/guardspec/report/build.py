@@ -66,18 +66,20 @@ def clause_titles(root: Path, z3: dict) -> dict[str, str]:
     return titles
 
 
-def measure(root: Path, breakwater: str | None, sizes: dict[str, int], cov_dir: Path, say: Callable[[str], None]) -> dict[str, Any]:
-    """Every measurement of the report, as plain data."""
+def measure(root: Path, breakwater: str | None, sizes: dict[str, int], cov_dir: Path, say: Callable[[str], None],
+            mutants: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Every measurement of the report, as plain data; ``mutants`` names the mutants to run (all
+    when None)."""
     seconds: dict[str, float] = {}
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        z3_future = pool.submit(collect.z3_job)  # not measured: its replays are few, and tracing doubles its time
+        z3_future = pool.submit(collect.z3_job, None, mutants)  # not measured: its replays are few, and tracing doubles its time
         with coverage.measuring(cov_dir) as cov:
             examples, seconds["examples"] = collect.timed(collect.examples, root)
             say(f"examples: {len(examples)} checks, {seconds['examples']:.1f} s")
             props, seconds["properties"] = collect.timed(collect.properties, sizes["per_strategy"], sizes["hunt"])
             say(f"properties and the I12 hunt: {seconds['properties']:.1f} s")
             with coverage.paused(cov):  # a mutant's run is not the reference's
-                mutants, seconds["mutants"] = collect.timed(collect.mutants_killed)
+                killed, seconds["mutants"] = collect.timed(collect.mutants_killed, mutants)
             say(f"mutants killed by the properties: {seconds['mutants']:.1f} s")
             diffs = []
             t0 = time.perf_counter()
@@ -102,8 +104,11 @@ def measure(root: Path, breakwater: str | None, sizes: dict[str, int], cov_dir: 
     cov = [{"clause": c.clause, "title": titles.get(c.clause, ""), "functions": list(c.functions), "lines": c.lines, "linesRun": c.lines_run,
             "branches": c.branches, "branchesRun": c.branches_run, "via": list(c.via), "unrun": list(c.unrun)} for c in rows]
     seconds["coverage"] = time.perf_counter() - t0
-    return {"examples": examples, "properties": props, "mutants": mutants, "differential": diffs, "z3": z3,
-            "findings": found, "timelines": timelines, "coverage": cov, "links": collect.links(root, z3, mutants), "seconds": seconds}
+    from guardspec.properties.mutants import MUTANTS
+
+    chosen = {"mutants": len(killed), "of": len(MUTANTS)}
+    return {"examples": examples, "properties": props, "mutants": killed, "mutantsChosen": chosen, "differential": diffs, "z3": z3,
+            "findings": found, "timelines": timelines, "coverage": cov, "links": collect.links(root, z3, killed), "seconds": seconds}
 
 
 def write(out: Path, r: dict[str, Any]) -> tuple[Path, Path]:
@@ -125,13 +130,13 @@ def write(out: Path, r: dict[str, Any]) -> tuple[Path, Path]:
 
 
 def build(out: Path, root: Path, breakwater: str | None = None, say: Callable[[str], None] = lambda s: None,
-          sizes: dict[str, int] | None = None, extra: dict[str, Any] | None = None) -> Written:
-    """Measure and write the report into ``out``."""
+          sizes: dict[str, int] | None = None, extra: dict[str, Any] | None = None, mutants: tuple[str, ...] | None = None) -> Written:
+    """Measure and write the report into ``out``; ``mutants`` limits the mutants run (all when None)."""
     from guardspec.properties import settings as profiles
 
     t0, c0 = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="guardspec-report-cov-") as tmp:
-        r = measure(root, breakwater, sizes or SIZES, Path(tmp), say)
+        r = measure(root, breakwater, sizes or SIZES, Path(tmp), say, mutants)
     total = time.perf_counter() - t0
     cpu = {"this process": time.process_time() - c0, "z3 process": r["z3"].pop("cpu", 0.0)}
     r["meta"] = {"commit": _commit(root), "when": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

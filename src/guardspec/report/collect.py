@@ -106,14 +106,17 @@ def _size(sc: Any) -> int:
     return len(sc.call.messages) + sum(len(t.messages) for t in sc.threads.threads) + len(sc.agent.processors)
 
 
-def mutants_killed() -> list[dict]:
-    """Each semantic mutant run against the properties until one fails (the profile's budget)."""
+def mutants_killed(only: tuple[str, ...] | None = None) -> list[dict]:
+    """Each semantic mutant (or those named in ``only``) run against the properties until one
+    fails (the profile's budget)."""
     from guardspec.properties import settings as profiles
     from guardspec.properties.mutants import MUTANTS, kill
 
     profiles.load()
     out = []
     for name, m in MUTANTS.items():
+        if only is not None and name not in only:
+            continue
         v, took = timed(kill, name)
         out.append({"mutant": name, "clause": m.clause, "description": m.description, "killedBy": v.killed_by,
                     "examples": v.examples, "violation": (v.violation or "")[:300], "seconds": round(took, 2)})
@@ -123,20 +126,21 @@ def mutants_killed() -> list[dict]:
 # -- z3: run in a worker process, beside the rest ---------------------------------------------
 
 
-def z3_job(coverage_dir: str | None = None) -> dict:
+def z3_job(coverage_dir: str | None = None, only: tuple[str, ...] | None = None) -> dict:
     """The bounded proofs (guarded: every claim; raw: the counterexamples I12 predicts) and the
-    z3 refutation of every mutant; counterexamples travel as scenario JSON."""
+    z3 refutation of every mutant (or those named in ``only``); counterexamples travel as
+    scenario JSON."""
     from contextlib import nullcontext
 
     from .coverage import measuring
 
     t0 = time.process_time()
     with measuring(Path(coverage_dir)) if coverage_dir else nullcontext():
-        out = _z3()
+        out = _z3(only)
     return {**out, "cpu": time.process_time() - t0}
 
 
-def _z3() -> dict:
+def _z3(only: tuple[str, ...] | None = None) -> dict:
     from guardspec.model import codec
     from guardspec.properties.mutants import MUTANTS
     from guardspec.properties.symbolic.claims import CLAIMS
@@ -155,6 +159,8 @@ def _z3() -> dict:
                            "scenario": codec.scenario_to_json(v.scenario) if v.scenario is not None else None})
     refuted = {}
     for name in MUTANTS:
+        if only is not None and name not in only:
+            continue
         if name in OUT_OF_SCOPE:
             refuted[name] = {"status": "outside the scope", "why": OUT_OF_SCOPE[name]}
             continue

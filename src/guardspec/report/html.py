@@ -154,7 +154,14 @@ def mutants_section(r: dict) -> str:
         zc = f"<span class=ok>{escape(z.get('claim', ''))}</span> ({z.get('seconds', 0):.2f} s)" if zs == "refuted" else f"<span class=warn>{escape(zs)}</span> {escape(z.get('why', ''))[:120]}"
         rows.append(f"<tr><td><code>{escape(m['mutant'])}</code><br><span class=dim>{escape(m['description'])}</span></td>"
                     f"<td>{' '.join(_clause(c) for c in _ids(m['clause'])) or escape(m['clause'])}</td><td>{killed}</td><td class=num>{m['examples']}</td><td>{zc}</td></tr>")
-    return _table(["mutant", "bends", "killed by (property)", "after examples", "refuted by z3 (claim, time)"], rows)
+    return _chosen(r) + _table(["mutant", "bends", "killed by (property)", "after examples", "refuted by z3 (claim, time)"], rows)
+
+
+def _chosen(r: dict) -> str:
+    c = r.get("mutantsChosen")
+    if not c or c["mutants"] == c["of"]:
+        return ""
+    return f"<p class=warn>{c['mutants']} of the {c['of']} mutants were run (chosen with <code>--mutants</code>); the others are not shown.</p>"
 
 
 def _ids(text: str) -> list[str]:

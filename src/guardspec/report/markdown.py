@@ -63,6 +63,9 @@ def page(r: dict[str, Any]) -> str:
     out += _table(["claim", "mode", "z3 s", "result", "premise", "replayed", "clauses"],
                   [[f"{x['claim']} {x['title']}", x["mode"], f"{x['seconds']:.3f}", x["status"], x["premise"], "yes" if x["replayed"] else "—", " ".join(x["clauses"])] for x in z["proofs"]])
     out += [f"## {title['mutants']}", ""]
+    chosen = r.get("mutantsChosen")
+    if chosen and chosen["mutants"] != chosen["of"]:
+        out += [f"{chosen['mutants']} of the {chosen['of']} mutants were run (chosen with `--mutants`); the others are not shown.", ""]
     out += _table(["mutant", "bends", "killed by", "after examples", "z3"],
                   [[m["mutant"], m["clause"], m["killedBy"] or "**SURVIVED**", m["examples"],
                     (lambda q: f"refuted by {q.get('claim')} ({q.get('seconds', 0):.2f} s)" if q.get("status") == "refuted" else f"{q.get('status', '')} {q.get('why', '')}".strip())(z["refuted"].get(m["mutant"], {}))]
