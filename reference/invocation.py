@@ -189,7 +189,8 @@ def invoke(
     """Run ``proc``'s steps, then its ending (SPEC processor language; M8 and G6 read the
     result).
 
-    ``messages_live`` / ``system_live`` (raw runner only): the arrays the processor received
+    ``messages_live`` / ``system_live`` (the raw runner; the guarded chain always, as
+    Breakwater hands them, docs/breakwater-measurements.md §12): the arrays the processor received
     are Mastra's own ``messages`` array (``get.all.db()``) / untagged system array
     (``getSystemMessages()``), so what is added to the list shows in them, until an operation
     replaces that array (``removeByIds``, ``clear.input``; ``replaceAllSystemMessages``),

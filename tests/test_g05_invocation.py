@@ -2,13 +2,15 @@
 
 import pytest
 
-from guardspec.model.messages import Message, user
-from guardspec.model.observation import Answered
-from guardspec.model.processors import AddMessages, ArrayOf, Primitive, Processor, Return
+from guardspec.model.agent import DenyPatterns
+from guardspec.model.messages import Message, Source, SystemMessage, TextPart, user
+from guardspec.model.observation import Answered, Refused
+from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, ObjectOf, Primitive, Processor, RemoveByIds, ReplaceAllSystem, Return
 from guardspec.model.scenario import Loop, Mode
+from guardspec.model.values import obj
 from guardspec.reference import run
 
-from conftest import LOOPS, list_sources, prompt_lines, scenario, stored
+from conftest import LOOPS, events, list_sources, prompt_lines, scenario, stored, stored_ids
 
 EMPTY = Return(ArrayOf(base="empty"))
 
@@ -56,3 +58,94 @@ def test_g5_processor_sees_the_initial_input_before_any_model_step():
     obs = run(scenario(user("u1", "hi", 30), processors=(Processor("p", end=EMPTY),), reply="answer"), Mode.GUARDED)
     # the reply is added after the processors ran, so they could not remove it
     assert list_sources(obs) == {"reply-1": {"response"}}
+
+
+# The processor's ``messages`` and ``systemMessages`` are the list's own arrays
+# (docs/breakwater-measurements.md §12): Breakwater hands it ``get.all.db()`` and Mastra's
+# ``getSystemMessages()``, so what it adds in place shows in them until an operation replaces
+# an array; G7 then applies what the returned array holds.
+
+RECEIVED = Return(ArrayOf(base="received"))
+RECEIVED_OBJECT = Return(ObjectOf(ArrayOf(base="received"), "received"))
+
+
+def _memory_add_then_return(loop, steps_before=()):
+    return scenario(
+        user("u1", "hi", 30),
+        threads=stored(user("h1", "old", 10)),
+        loop=loop,
+        processors=(Processor("p", steps=steps_before + (AddMessages((user("n2", "noted", 20),), Source.MEMORY),), end=RECEIVED),),
+    )
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g5_a_message_added_in_place_as_memory_is_in_the_returned_received_array_and_becomes_input(loop):
+    """The received array held ``n2`` when it was returned; G7 re-adds each entry under the
+    source it had before the processor ran, and ``n2`` had none: it is call input, so it is
+    saved with the caller's message and is no remembered message."""
+    obs = run(_memory_add_then_return(loop), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    assert "n2" in stored_ids(obs)
+    if loop is not Loop.DURABLE:
+        assert list_sources(obs)["n2"] == {"input"}
+        assert "n2" not in obs.result.remembered
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g5_an_array_replaced_by_remove_keeps_what_it_held_so_the_memory_add_stays_memory(loop):
+    """``removeByIds`` replaces the list's array before the add: the received array no longer
+    shows ``n2``, which keeps its memory source and is not saved."""
+    obs = run(_memory_add_then_return(loop, (RemoveByIds(("nothing-by-this-id",)),)), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    assert "n2" not in stored_ids(obs)
+    if loop is not Loop.DURABLE:
+        assert list_sources(obs)["n2"] == {"memory"}
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g5_a_system_message_added_in_place_survives_returning_the_received_system_messages(loop):
+    """``systemMessages: received`` is the bucket itself, the added message in it: it stays,
+    is read by the policies (G12) and refuses the call here."""
+    sc = scenario(
+        user("u1", "hi", 30),
+        loop=loop,
+        policies=(DenyPatterns("no-marker", ("MARKER",)),),
+        processors=(Processor("p", steps=(AddSystem("sys MARKER"),), end=RECEIVED_OBJECT),),
+    )
+    obs = run(sc, Mode.GUARDED)
+    assert obs.outcome == Refused("policy 'no-marker' denied the input", "breakwater-policy-engine")
+    assert "sys MARKER" in obs.read.split("\n")
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g5_a_bucket_replaced_in_a_step_is_not_the_received_system_messages(loop):
+    """``replaceAllSystemMessages`` gives the list a new bucket; the received one keeps the
+    instructions alone, and returning it puts them back: neither replacement nor addition is
+    sent."""
+    sc = scenario(
+        user("u1", "hi", 30),
+        loop=loop,
+        processors=(Processor("p", steps=(ReplaceAllSystem((SystemMessage("other"),)), AddSystem("added")), end=RECEIVED_OBJECT),),
+    )
+    obs = run(sc, Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    system = [line for line in prompt_lines(obs) if line.startswith("system: ")]
+    assert system == [f"system: {sc.agent.instructions}"]
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop):
+    """Mastra's ``add`` puts a system-role entry in the untagged bucket; returned there, its
+    provider options are read through the closed table (§7), and a namespace that is not an
+    object is not classified (seed 8413 cases 35-38)."""
+    entry = SystemMessage((TextPart("a"), TextPart("b")), provider_options=obj(note="x"))
+    sc = scenario(
+        user("u1", "hi", 30),
+        loop=loop,
+        policies=(DenyPatterns("no-marker", ("MARKER",)),),
+        processors=(Processor("p", steps=(AddMessages((entry,), Source.INPUT),), end=RECEIVED_OBJECT),),
+    )
+    obs = run(sc, Mode.GUARDED)
+    assert obs.outcome == Refused("input message content is not classified", "breakwater-policy-engine")
+    (e,) = events(obs, "agent.input.policy")
+    assert (e.decision, e.reason) == ("error", "input message content is not classified")

@@ -9,7 +9,7 @@ from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, System
 from guardspec.model.values import UNDEFINED
 
 from .. import messagelist as ml
-from ..invocation import RetArray, RetObject, RetOtherList, RetPrimitive, RetSameList
+from ..invocation import LiveSystem, RetArray, RetObject, RetOtherList, RetPrimitive, RetSameList
 from ..messagelist import MastraError, MessageList
 
 
@@ -122,8 +122,9 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     """G7 Application: falsy or the very list → nothing; a different list or a truthy
     non-object → cannot be applied; an array → applied as messages; any other object (any
     prototype) must hold array ``messages`` and array ``systemMessages``: the untagged bucket
-    is replaced first (an entry that is null or undefined cannot be applied), then the
-    messages are applied. A stored-format system message kept in the bucket is not text
+    is replaced first (an entry that is null or undefined cannot be applied; the received
+    bucket, still the list's own, replaces nothing, docs/breakwater-measurements.md §12), then
+    the messages are applied. A stored-format system message kept in the bucket is not text
     alone: G8 fails the processor (``changes.unreadable``)."""
     if isinstance(value, RetSameList):
         return lst
@@ -136,6 +137,10 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     if isinstance(value, RetArray):
         return apply_messages(lst, value.items, received, before)
     assert isinstance(value, RetObject)
+    if isinstance(value.system_messages, LiveSystem) and isinstance(value.messages, tuple):
+        # the list's own untagged array, what the processor added to it included: replacing
+        # the bucket by it changes nothing (docs/breakwater-measurements.md §12)
+        return apply_messages(lst, value.messages, received, before)
     if not isinstance(value.messages, tuple) or not isinstance(value.system_messages, tuple):
         raise CannotApply("an object without array messages and array systemMessages")
     # ``replaceAllSystemMessages`` empties the bucket, then reads ``role`` of each entry:

@@ -92,7 +92,9 @@ def guarded_chain(
     whole_list: bool = True,
 ) -> GuardedChain:
     """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
-    processor once on the whole list (G5) with its outcome classified (G6), the input-assets
+    processor once on the whole list (G5: it receives the list's own message array and untagged
+    system bucket, so what it adds in place shows in them, docs/breakwater-measurements.md §12)
+    with its outcome classified (G6), the input-assets
     gate (Breakwater's ``breakwater-input-assets``, docs/breakwater-measurements.md §4), mapping
     (G11) with its own asset check, policies (G12). The first refusal stops it; nothing later
     runs. Each refusal removes what G13 names before it stops the call. ``whole_list``: the
@@ -126,13 +128,16 @@ def guarded_chain(
     call_context = frozenset(fingerprint(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
-        # G5 Invocation: once, on the initial input, receiving every message on the list.
+        # G5 Invocation: once, on the initial input, receiving every message on the list:
+        # Breakwater hands the processor the list's own arrays (``get.all.db()`` and Mastra's
+        # ``getSystemMessages()``), so what it adds in place shows in them until an operation
+        # replaces an array (docs/breakwater-measurements.md §12).
         before = snapshot(lst)
         before_all = snapshot(lst, all_entries)
         carriers = remembered_outcome_ids(lst, recorded)
         sources = sources_by_id(lst)
         received, system = lst.all(), lst.untagged
-        inv = invoke(proc, lst, received, system)
+        inv = invoke(proc, lst, received, system, messages_live=True, system_live=True)
         lst = inv.list
         end = inv.ending
         # G6 Outcome classes.
