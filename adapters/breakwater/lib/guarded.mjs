@@ -90,11 +90,40 @@ function outcomeOfResult(out) {
     : { kind: 'answered' };
 }
 
+const RealDate = globalThis.Date;
+
+/** Runs fn with `Date.now()` and `new Date()` reading the scenario's clock, `now` (SPEC M2: the
+ * model stamps with it), so that two adds of one run fall on the same stamp as they do in the
+ * model, whatever the wall clock did between them. Requests are answered one at a time
+ * (lib/serve.mjs), so the global is this run's alone; waits time themselves with
+ * performance.now() (settle). */
+async function onScenarioClock(now, fn) {
+  if (!Number.isFinite(now)) return fn();
+  function ScenarioDate(...args) {
+    if (!new.target) return RealDate();
+    return args.length === 0 ? new RealDate(now) : new RealDate(...args);
+  }
+  ScenarioDate.now = () => now;
+  ScenarioDate.parse = RealDate.parse;
+  ScenarioDate.UTC = RealDate.UTC;
+  ScenarioDate.prototype = RealDate.prototype;
+  globalThis.Date = ScenarioDate;
+  try {
+    return await fn();
+  } finally {
+    globalThis.Date = RealDate;
+  }
+}
+
 export async function runGuarded(req, bw) {
   const scenario = validateRun(req);
   if (req.mode !== 'guarded') return { status: 'skipped', reason: 'mode "raw": raw Mastra is adapters/mastra; this adapter runs Breakwater (guarded)' };
-  const agentSpec = agentSpecOf(scenario);
   const call = callOf(scenario);
+  return onScenarioClock(call.now, () => runOnClock(scenario, call, bw));
+}
+
+async function runOnClock(scenario, call, bw) {
+  const agentSpec = agentSpecOf(scenario);
   const loop = call.loop;
   const ctx = newValueContext();
   const model = modelFor(call);

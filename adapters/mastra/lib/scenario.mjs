@@ -142,16 +142,18 @@ export async function settle(memory, threadId, model, { quietMs = 60, maxMs = 30
     const { messages } = t ? await memory.recall({ threadId, perPage: false }) : { messages: [] };
     return `${calls}|${t?.title ?? ''}|${messages.map(m => m.id + JSON.stringify(m.content?.parts ?? []).length).join(',')}`;
   };
-  const start = Date.now();
+  // performance.now(), not Date.now(): a caller may run Mastra with Date pinned to the
+  // scenario's clock (adapters/breakwater), and this wait must still end
+  const start = performance.now();
   let last = await snap();
-  let since = Date.now();
-  while (Date.now() - start < maxMs) {
+  let since = performance.now();
+  while (performance.now() - start < maxMs) {
     await sleep(10);
     const now = await snap();
     if (now !== last) {
       last = now;
-      since = Date.now();
-    } else if (Date.now() - since >= quietMs) {
+      since = performance.now();
+    } else if (performance.now() - since >= quietMs) {
       return;
     }
   }
