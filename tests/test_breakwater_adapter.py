@@ -203,3 +203,40 @@ def test_the_input_assets_gate_refuses_a_file_url_with_one_asset_event(data: str
     last = obs["audit"][-1]
     assert (last["action"], last["decision"], last["reason"], "detail" in last) == ("agent.input.asset", "denied", reason, False)
     assert obs["prompts"] == []
+
+
+@needs_build
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_breakwater_runs_on_the_scenarios_clock(loop: str) -> None:
+    """SPEC M2: stamps come from the scenario's clock. The adapter runs Breakwater with Date
+    pinned to ``call.now``, so the caller's part is saved stamped ``now`` and the reply is
+    created on that clock too, a few milliseconds on at most (Mastra moves a message created
+    in the same millisecond as another one on), not at the wall clock's time; the durable
+    loop's settle still ends (it times itself apart)."""
+    scenario = _scenario(loop, memory={"generateTitle": False})
+    scenario["call"].update(memory={"thread": "t1", "resource": "r1"}, now=4242)
+    obs = _run(scenario)["observation"]
+    assert obs["outcome"] == {"kind": "answered"}
+    caller, reply = obs["stored"]
+    assert caller["id"] == "u1" and caller["parts"][0]["createdAt"] == 4242
+    assert 4242 <= reply["createdAt"] < 4252
+
+
+@needs_build
+def test_two_processors_re_adding_one_literal_in_turn_change_it_once() -> None:
+    """G9 on the scenario's clock (seed 8413 case 175): p1 and p2 each remove ``u0`` and add
+    the same literal back under ``response``. Both adds stamp its parts ``now``, so p2's copy
+    fingerprints as p1's: only p1's addition is read, once, whatever the wall clock did."""
+    literal = {"id": "u0", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "re-added"}]}
+    steps = [{"op": "removeByIds", "ids": ["u0"]}, {"op": "add", "entries": [literal], "source": "response", "merge": False}]
+    scenario = _scenario(
+        processors=[{"id": p, "steps": steps, "end": {"return": "sameList"}} for p in ("p1", "p2")],
+        policies=[{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+        memory={"generateTitle": False},
+    )
+    scenario["threads"] = [{"id": "t1", "resource": "r1", "messages": [{**literal, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "stored"}]}]}]
+    scenario["call"]["memory"] = {"thread": "t1", "resource": "r1"}
+    for _ in range(3):
+        obs = _run(scenario)["observation"]
+        assert obs["outcome"] == {"kind": "answered"}
+        assert obs["read"].split("\n").count("re-added") == 1, obs["read"]
