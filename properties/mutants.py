@@ -179,8 +179,8 @@ def _read_filter(keep: Callable[[Any, Any], bool]) -> list[Patch]:
 def _throw_as_abort() -> list[Patch]:
     orig = chain.invoke
 
-    def invoke(proc, lst, received, system):
-        inv = orig(proc, lst, received, system)
+    def invoke(proc, lst, received, system, **live):
+        inv = orig(proc, lst, received, system, **live)
         if isinstance(proc.end, (AbortThenThrow, AbortFinallyThrow)) and isinstance(inv.ending, invocation.Throws):
             return invocation.Invocation(inv.list, invocation.Aborts(proc.end.reason))
         return inv
@@ -191,8 +191,9 @@ def _throw_as_abort() -> list[Patch]:
 def _input_only_received() -> list[Patch]:
     orig = chain.invoke
 
-    def invoke(proc, lst, received, system):
-        return orig(proc, lst, lst.view(Source.INPUT), system)
+    def invoke(proc, lst, received, system, **live):
+        # a snapshot of the input view, not the list's own array
+        return orig(proc, lst, lst.view(Source.INPUT), system, **{**live, "messages_live": False})
 
     return [(chain, "invoke", invoke)]
 
