@@ -266,6 +266,33 @@ def test_a_known_entry_may_ask_what_the_differing_message_is(tmp_path: Path) -> 
             load_known(f)
 
 
+def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path) -> None:
+    """``message`` on a prompt path: ``$.prompts[k][i]`` names the model's i-th entry of its
+    k-th prompt by the id the model gives it (BW-F3 on durable: the stored result on the
+    remembered carrier is sent unmapped)."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:prompts", "loop": "durable", "path": "$.prompts[][].parts[].result*",
+                                                        "message": {"remembered": True, "callerOutcome": True}, "reason": "BW-F3"}]}))
+    known = load_known(f)
+    call = {"id": "tc1", "toolName": "lookup", "args": {}}
+    stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "call", **call}]}
+    caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    h0 = {"id": "h0", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
+    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [h0, stored_a0]}]}
+    model = {"prompts": [[{"role": "system", "content": "s"}, h0, caller_a0]]}
+    at_a0 = Verdict("disagree", "guarded:prompts", (Difference("prompts", "$.prompts[0][2].parts[0].result.value", "m", "r"),))
+    at_h0 = Verdict("disagree", "guarded:prompts", (Difference("prompts", "$.prompts[0][1].parts[0].result.value", "m", "r"),))
+    at_system = Verdict("disagree", "guarded:prompts", (Difference("prompts", "$.prompts[0][0].content", "m", "r"),))
+    assert known_reason(known, at_a0, "durable", "h", model, scenario) == "BW-F3"
+    assert known_reason(known, at_a0, "generate", "h", model, scenario) is None
+    assert known_reason(known, at_h0, "durable", "h", model, scenario) is None
+    assert known_reason(known, at_system, "durable", "h", model, scenario) is None
+
+
 def test_a_known_path_reads_brackets_literally(tmp_path: Path) -> None:
     """docs/schemas/known.schema.json: ``path`` is a glob over the first difference's path with
     indices written ``[]``; only ``*`` is a wildcard."""

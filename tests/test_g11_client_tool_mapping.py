@@ -1,5 +1,7 @@
 """G11 Client tool mapping (S6)."""
 
+import pytest
+
 from guardspec.model.agent import Allow, ClientTool, DenyPatterns, Mapping
 from guardspec.model.messages import Message, Source, assistant, user
 from guardspec.model.observation import Answered, Refused
@@ -101,8 +103,9 @@ def _history_with_stored_result():
 
 
 def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
-    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
-    stored result tc9 is not (its throwing mapping never runs) and is sent as stored."""
+    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped by
+    the guard; the stored result tc9 is left to Mastra's own pass, whose throwing mapping is
+    logged (M11), so the call does not fail and tc9 is sent as stored."""
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
     obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered), obs.outcome
@@ -110,6 +113,22 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
     # the stored call takes the caller's result; the caller's part alone is read (G10)
     assert obs.read.startswith("getLocation\n") and obs.read.endswith('\ngetLocation\nmapped:"Paris"\nthanks')
     assert "OLD" not in obs.read and "broken" not in obs.read
+
+
+@pytest.mark.parametrize("outcome", [tool("tc1", "result", result="Paris"), tool("tc1", "output-denied", approval=obj(approved=False, reason="no"))])
+def test_g11_stored_result_on_a_remembered_input_message_is_mapped_after_the_policies(outcome):
+    """docs/breakwater-measurements.md §13 (seed 8413 cases 160, 370-372): the guard leaves the
+    stored result tc9 unmapped, but Mastra's own ingestion pass (M11) maps every unmapped
+    result of the input view after the input processors, and remembered a1 is input: tc9 is
+    sent mapped, and its mapped text was never read (unchanged history, G10)."""
+    a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
+    caller = assistant("a1", outcome, created_at=20)
+    obs = _run(caller, user("u2", "thanks", 30), threads=stored(user("u0", "where?", 10), a1))
+    assert isinstance(obs.outcome, Answered), obs.outcome
+    assert _sent(obs, "a1")["tc9"] == obj(type="text", value='mapped:"Oslo"')
+    assert "Oslo" not in obs.read
+    (saved,) = [p for p in tool_parts(stored_message(obs, "a1")) if p.tool_call_id == "tc9"]
+    assert saved.provider_metadata.get("mastra").get("modelOutput") == obj(type="text", value='mapped:"Oslo"')
 
 
 def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():

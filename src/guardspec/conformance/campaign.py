@@ -152,13 +152,21 @@ def message_facts(v: Verdict, model: Any, scenario: Any) -> dict[str, bool] | No
     is a message of the thread the call is bound to, as stored before the call;
     ``callerOutcome``: the caller sends a message with its id holding a client tool part (a
     ``tool-invocation``: the caller's outcome for a stored call, SPEC M3). None when the path
-    names no message or the scenario binds no thread."""
+    names no message or the scenario binds no thread. A prompt path (``$.prompts[k][i]...``)
+    names the model's ``i``-th entry of its ``k``-th prompt, by the id the model gives it."""
     import re
 
-    m = re.match(r"\$\.(\w+)\[(\d+)\]", v.differences[0].path) if v.differences else None
+    path = v.differences[0].path if v.differences else ""
+    p = re.match(r"\$\.prompts\[(\d+)\]\[(\d+)\]", path)
+    m = re.match(r"\$\.(\w+)\[(\d+)\]", path)
     if m is None or not isinstance(model, dict) or not isinstance(scenario, dict):
         return None
     rows, i = model.get(m.group(1)), int(m.group(2))
+    if p is not None:
+        prompts = model.get("prompts")
+        k = int(p.group(1))
+        rows = prompts[k] if isinstance(prompts, list) and k < len(prompts) else None
+        i = int(p.group(2))
     if not isinstance(rows, list) or i >= len(rows) or not isinstance(rows[i], dict) or not isinstance(rows[i].get("id"), str):
         return None
     mid, call = rows[i]["id"], scenario.get("call") or {}
