@@ -98,9 +98,13 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     for k in range(K):
         before = lst
         carriers_k = [L.and_(carrier_id[s], before.slots[s].present, before.slots[s].mem, before.slots[s].inp) for s in range(N)]
-        st = run_steps(ch, k, before, received_all(before, sw.g5_input_only))
+        # G5: Breakwater hands the processor the list's own array (live: what the steps add
+        # shows in it until a removal replaces it, docs/breakwater-measurements.md §12); the
+        # input-only mutant a snapshot of the input view
+        live = not sw.g5_input_only
+        st = run_steps(ch, k, before, received_all(before, sw.g5_input_only), live)
         in_scope = L.and_(in_scope, L.implies(alive, st.in_scope))
-        items = returned_items(ch, k, current_array(st))
+        items = returned_items(ch, k, current_array(st, live))
         after = apply_array(ch, k, st.list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before))
         e = ch.end[k]
         # G6 outcome classes: own abort; any other throw (around abort included) fails
