@@ -48,9 +48,7 @@ def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageL
 
     G11: under the guard (``strict``) a mapping error fails the call (``MappingError``); raw
     Mastra logs it and sends the raw result. A message a processor moved out of the input is
-    not walked, so it gets no new mapping. Mastra runs it after the input processors in both
-    modes (``applyClientToolModelOutput``): under the guard it maps what G11's pass left
-    (docs/breakwater-measurements.md §13)."""
+    not walked, so it gets no new mapping."""
     for m in lst.view(Source.INPUT):
         if m.role is not Role.ASSISTANT:
             continue
@@ -77,7 +75,8 @@ def map_guarded_outputs(
     set, the result parts mapped are: every one of a message a processor added or changed
     (its id among ``added_ids``) or of one memory does not hold; of a memory+input message only
     the caller's outcome parts the recorder saw (``recorded``), so a stored (historical) result
-    on it is not mapped here (Mastra's own pass, ``map_client_outputs`` after the chain, maps it,
+    on it is not mapped and its mapping never runs, so what reaches the model of it is what
+    was stored (I4; Breakwater lets Mastra's own pass map it after the policies: finding BW-F4,
     docs/breakwater-measurements.md §13). A mapping error fails the call
     (``MappingError``); a message moved out of the input is not walked.
 

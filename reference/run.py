@@ -364,10 +364,6 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
             list=list_view(lst),
             read=chain.read,
         )
-    # M11 after the guard (docs/breakwater-measurements.md §13): Mastra's own ingestion pass
-    # still maps what the guard left unmapped on the input view (a stored result on a
-    # remembered input message), as in raw mode, a throwing mapping logged and sent raw.
-    lst = map_client_outputs(agent, lst, strict=False)
     lst, sent, threads, text, broken, _ = _answer(scenario, lst, threads, False, trace, guarded=True)
     failed = _failed_after_chain(call.loop, sent, broken)
     prompts = () if sent is None else (sent,)

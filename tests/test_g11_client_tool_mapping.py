@@ -7,7 +7,7 @@ from guardspec.model.messages import Message, Source, assistant, user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import AddMessages, ArrayOf, EditText, Processor, RemoveByIds, Return
 from guardspec.model.scenario import Mode
-from guardspec.model.values import obj
+from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
 
 from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
@@ -103,9 +103,8 @@ def _history_with_stored_result():
 
 
 def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
-    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped by
-    the guard; the stored result tc9 is left to Mastra's own pass, whose throwing mapping is
-    logged (M11), so the call does not fail and tc9 is sent as stored."""
+    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
+    stored result tc9 is not (its throwing mapping never runs) and is sent as stored."""
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
     obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered), obs.outcome
@@ -116,19 +115,19 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
 
 
 @pytest.mark.parametrize("outcome", [tool("tc1", "result", result="Paris"), tool("tc1", "output-denied", approval=obj(approved=False, reason="no"))])
-def test_g11_stored_result_on_a_remembered_input_message_is_mapped_after_the_policies(outcome):
-    """docs/breakwater-measurements.md §13 (seed 8413 cases 160, 370-372): the guard leaves the
-    stored result tc9 unmapped, but Mastra's own ingestion pass (M11) maps every unmapped
-    result of the input view after the input processors, and remembered a1 is input: tc9 is
-    sent mapped, and its mapped text was never read (unchanged history, G10)."""
+def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_with_a_mapping(outcome):
+    """Point 13 with a mapping that does not throw: the guard maps only the caller's outcome
+    part of remembered a1, and nothing maps the stored result tc9 after the policies, so what
+    reaches the model of it is what was stored and read as history (I4, G10). Breakwater lets
+    Mastra's own pass map it after the policies and sends the mapped text unread: finding
+    BW-F4 (docs/breakwater-measurements.md §13)."""
     a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
     caller = assistant("a1", outcome, created_at=20)
     obs = _run(caller, user("u2", "thanks", 30), threads=stored(user("u0", "where?", 10), a1))
     assert isinstance(obs.outcome, Answered), obs.outcome
-    assert _sent(obs, "a1")["tc9"] == obj(type="text", value='mapped:"Oslo"')
-    assert "Oslo" not in obs.read
+    assert _sent(obs, "a1")["tc9"] == "Oslo"
     (saved,) = [p for p in tool_parts(stored_message(obs, "a1")) if p.tool_call_id == "tc9"]
-    assert saved.provider_metadata.get("mastra").get("modelOutput") == obj(type="text", value='mapped:"Oslo"')
+    assert saved.provider_metadata is UNDEFINED
 
 
 def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
