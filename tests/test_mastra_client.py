@@ -66,3 +66,22 @@ def test_requests_and_replies_follow_the_published_schemas() -> None:
             v["reply"].validate(reply)
         bad = c.request({"kind": "run", "mode": "sideways", "scenario": scenario})
         assert bad["status"] == "errored" and bad["detail"].startswith("$.mode")
+
+
+@pytest.mark.parametrize("metadata, reported", [
+    ({"$class": "Klass"}, {"$class": "Klass", "props": {}}),
+    ({"$class": "Klass", "props": {"a": 1}}, {"$class": "Klass", "props": {"a": 1}}),
+    ({}, None),
+])
+def test_the_adapter_reports_only_a_plain_empty_metadata_as_none(metadata, reported) -> None:
+    # docs/protocol.md: the adapter reports a message's `content.metadata` `{}` as none, and the
+    # normaliser folds `{}` alike; an empty class instance is a value of its own (diff --seed
+    # 20261211 stream cases 163-165 had it reported as absent)
+    n1 = {"id": "n1", "role": "user", "parts": [{"type": "text", "text": "hi"}], "metadata": metadata}
+    p1 = {"id": "p1", "steps": [{"op": "add", "entries": [n1]}]}
+    scenario = {"guardspec": 1, "agent": {"processors": [p1]}, "call": {"loop": "generate", "actor": {"id": "a", "role": "operator"}}}
+    with MastraClient() as c:
+        reply = c.run(scenario)
+    listed = [e["message"] for e in reply["observation"]["list"]["messages"] if e["message"]["id"] == "n1"]
+    assert len(listed) == 1
+    assert listed[0].get("metadata") == reported

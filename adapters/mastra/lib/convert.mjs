@@ -5,6 +5,10 @@
 // timestamps, part stamps): that is src/guardspec/mastra_normalise.py's job.
 
 const isObj = v => typeof v === 'object' && v !== null && !Array.isArray(v);
+// metadata reported as none: only a plain `{}` (the normaliser folds `{}` alike); an empty class
+// instance is reported as the instance it is
+const isEmptyPlain = v => isObj(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v)) &&
+  Reflect.ownKeys(v).length === 0;
 
 // ---- JavaScript values --------------------------------------------------------------------
 
@@ -282,7 +286,7 @@ export function messageFromMastra(m) {
   const parts = m.content?.parts;
   out.parts = Array.isArray(parts) ? parts.map(partFromMastra).filter(p => p !== null) : null;
   const md = m.content?.metadata;
-  if (md !== undefined && !(isObj(md) && Object.keys(md).length === 0)) out.metadata = encodeValue(md);
+  if (md !== undefined && !isEmptyPlain(md)) out.metadata = encodeValue(md);
   return out;
 }
 
@@ -306,7 +310,7 @@ export function systemFromMastra(s) {
       // its metadata as for messages (`{}` counts as none)
       out.content = { format: 2, parts: c.parts.map(partFromMastra).filter(p => p !== null) };
       const md = c.metadata;
-      if (md !== undefined && !(isObj(md) && Object.keys(md).length === 0)) out.content.metadata = encodeValue(md);
+      if (md !== undefined && !isEmptyPlain(md)) out.content.metadata = encodeValue(md);
     } else if (c !== undefined) {
       out.content = encodeValue(c);
     }
