@@ -16,7 +16,7 @@ from .messagelist import MessageList, StepStartPart
 from .errors import MastraError
 from .jsvalues import join_texts, read, to_string
 from .reading import cached_output
-from guardspec.model.values import UNDEFINED, JsObject, JsSymbol, obj
+from guardspec.model.values import UNDEFINED, Accessor, JsObject, JsSymbol, obj
 
 REPLY_ID = "reply-1"
 
@@ -182,6 +182,19 @@ def _check_texts(m: Message) -> None:
                 raise MessageTextError("TypeError", "p.text?.trim is not a function")
 
 
+def _spread_prompt_metadata(m: Message) -> None:
+    """M12 the prompt conversion (``AIV5Adapter.toUIMessage``) first spreads every message's
+    metadata, ``{...metadata || {}}``, whatever its role and parts: a getter that throws there
+    fails the call before the model is called, with the getter's error (generate/stream wrap it
+    as ``AGENT_*_FAILED``, the durable loop reports ``Error: getter <name> throws``; measured,
+    docs/mastra-measurements.md §k k47). Other metadata spreads without error."""
+    md = m.metadata
+    if isinstance(md, JsObject):
+        for _, v in md.props:
+            if isinstance(v, Accessor) and v.throws:
+                raise MessageTextError("Error", f"getter {v.name} throws")
+
+
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     """M12: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
     non-system message in list (createdAt) order as Mastra's prompt conversion sends it
@@ -191,6 +204,8 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     "." comes first. A cached tool output is substituted wherever one is found, on any message
     (M11)."""
     out: list[PromptEntry] = [e for e in (system_prompt_entry(s) for s in lst.system_all()) if e is not None]
+    for m in lst.all():
+        _spread_prompt_metadata(m)
     msgs: list[Message] = []
     for m in lst.all():
         if not m.parts:
@@ -398,7 +413,34 @@ def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptE
     to response)."""
     sent = tuple(received(e) for e in prompt(lst))
     msg = Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(TextPart(reply),), created_at=response_date(lst))
-    return ml.add_one(lst, msg, Source.RESPONSE), sent
+    out = ml.add_one(lst, msg, Source.RESPONSE)
+    if lst.slots and out.slot_of(REPLY_ID) is None:  # merged into the trailing assistant message
+        ref = lst.slots[-1].message.ref
+        target = next((s.message for s in out.slots if s.message.ref == ref), None)
+        if target is not None and target.metadata is not UNDEFINED:
+            out = ml.replace_message(out, evolve(target, metadata=spread_metadata(target.metadata)))
+    return out, sent
+
+
+def spread_metadata(v: Any) -> Any:
+    """M4/M12 the reply's merge (measured, docs/mastra-measurements.md §k k46): Mastra's reply
+    carries the answering model in its ``metadata`` (an object, which the normalisation drops),
+    so merging it into the trailing assistant message writes that message's metadata as
+    ``{...metadata, ...reply's}``: an object's own properties (a getter read, a class instance
+    made plain), a string's characters and an array's elements by index; ``null``, a number,
+    a boolean, a bigint, a symbol or a function spread nothing, and metadata left empty is none
+    (the adapter reports ``{}`` as none). A throwing getter never gets here: the prompt
+    conversion throws at it first (k47, ``_spread_prompt_metadata``)."""
+    if v is UNDEFINED:
+        return v
+    out = JsObject()
+    if isinstance(v, JsObject):
+        for k, x in v.props:
+            out = out.set(k, x.value if isinstance(x, Accessor) and not x.throws else x)
+    elif isinstance(v, (str, tuple)):
+        for i, x in enumerate(v):
+            out = out.set(str(i), x)
+    return out if out.props else UNDEFINED
 
 
 def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
