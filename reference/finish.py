@@ -96,13 +96,15 @@ def save_raw(store: ThreadStore, thread_id: str, resource: str, lst: MessageList
     order and unfiltered (``_savable(m, durable=True)``), stopping likewise at a message whose
     content as it stands JSON cannot write: each message it writes replaces the first save's
     version, the others keep it (so a text JSON cannot write stays the first save's ``""``,
-    k37)."""
+    k37). That second save writes a message with no parts too (the first leaves it out):
+    a caller's, or one a processor adds, as input or as a message of its own (measured,
+    docs/mastra-measurements.md §k k51)."""
     thread, rows, place = _rows(store, thread_id, resource)
     first = [_savable(m, False) for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE)]
     ok = _write(rows, place, first, thread_id, resource)
     if durable:
         unsaved = [sl.message for sl in lst.slots if sl.sources & {Source.INPUT, Source.RESPONSE}]
-        _write(rows, place, [_STOP if unwritable(m) else _savable(m, True) for m in unsaved], thread_id, resource)
+        _write(rows, place, [_STOP if unwritable(m) else _savable(m, True) if m.parts else evolve(m, ref=0) for m in unsaved], thread_id, resource)
     return _put(store, thread, rows, place), not ok
 
 
@@ -128,10 +130,26 @@ def _write(rows: dict, place: dict, versions: list, thread_id: str, resource: st
             continue
         if stop and (s is _STOP or unwritable(s)):
             return False
-        s = evolve(s, thread_id=thread_id, resource_id=resource)
+        s = evolve(s, thread_id=thread_id, resource_id=resource, metadata=_stored_metadata(s.metadata))
         place.setdefault(s.id, len(place))
         rows[s.id] = s
     return True
+
+
+def _stored_metadata(v: Any) -> Any:
+    """M13: the storage writes a message's content as JSON (k45), so its metadata is read back
+    as JSON holds it (``jsvalues.json_round_trip``): a class instance as a plain object of its
+    own properties (an empty one as ``{}``, which counts as none), a function left out
+    (measured: a processor's ``n1`` with metadata ``new Klass()`` or a ``Klass`` holding
+    ``a: 1``, memory on, generate and durable: stored with none and with ``{a: 1}``;
+    docs/mastra-measurements.md §k k52). Metadata JSON cannot write is left as it is (the save
+    stops there, or the guarded path does not model it)."""
+    if v is UNDEFINED:
+        return v
+    try:
+        return json_round_trip(v)
+    except MastraError:
+        return v
 
 
 def _put(store: ThreadStore, thread: Thread, rows: dict, place: dict) -> ThreadStore:

@@ -32,15 +32,41 @@ def _denied_as_result(p: ToolPart) -> ToolPart:
     return evolve(p, state=ToolState.RESULT, result=obj(type="text", value=text), approval=UNDEFINED)
 
 
-def _substituted(m: Message) -> Message:
+def stored_model_outputs(lst: MessageList) -> dict:
+    """M11/M12 ``llmPrompt``'s ``storedModelOutputs``: over every message on the list, in list
+    order, each tool part in the ``result`` state with a cached model output
+    (``providerMetadata.mastra.modelOutput``, not null; ``reading.cached_output``) sets the
+    output of its toolCallId, a later one replacing an earlier one (a ``Map`` keyed by
+    toolCallId). Measured, docs/mastra-measurements.md §k k49."""
+    out: dict = {}
+    for m in lst.all():
+        for p in m.parts or ():
+            if isinstance(p, ToolPart) and p.state is ToolState.RESULT:
+                cached = cached_output(p)
+                if cached is not UNDEFINED:
+                    out[p.tool_call_id] = cached
+    return out
+
+
+def _substituted(m: Message, outputs: dict) -> Message:
+    """M11/M12: a sent message's tool results as the model receives them: an ``output-denied``
+    call as a result holding the approval's reason (§j); then every tool result of a
+    toolCallId that has a stored model output (``stored_model_outputs``: the last cached output
+    of that id on the list, whichever part held it), an ``output-error`` or a denied one too,
+    is sent as a result with that output (measured, docs/mastra-measurements.md §k k49: a
+    result's own cached output is not used when a later result of the same id has another, an
+    ``output-error`` part's cached output is not used at all)."""
     if any(isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED for p in m.parts or ()):
         m = evolve(m, parts=tuple(_denied_as_result(p) if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED else p for p in m.parts or ()))
-    if not any(isinstance(p, ToolPart) and cached_output(p) is not UNDEFINED for p in m.parts or ()):
+
+    def sub(p: Any) -> Any:
+        if isinstance(p, ToolPart) and p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR) and p.tool_call_id in outputs:
+            return evolve(p, state=ToolState.RESULT, result=outputs[p.tool_call_id], error_text=UNDEFINED)
+        return p
+
+    parts = tuple(sub(p) for p in m.parts or ())
+    if all(a is b for a, b in zip(parts, m.parts or ())):
         return evolve(m, ref=0)
-    parts = tuple(
-        evolve(p, result=cached_output(p)) if isinstance(p, ToolPart) and cached_output(p) is not UNDEFINED else p
-        for p in m.parts or ()
-    )
     return evolve(m, parts=parts, ref=0)
 
 
@@ -99,6 +125,37 @@ def _js_spread(acc: JsObject, v: Any) -> JsObject:
     return acc
 
 
+def _check_system_elements(s: SystemMessage) -> None:
+    """M12 the system prompt's conversion (``aiV4CoreMessagesToAIV5ModelMessages`` →
+    ``AIV4Adapter.fromCoreMessage``) reads ``part.type`` of each element of an array content,
+    for every system entry (untagged, then tagged) before any text is read (k27): a ``null`` or
+    ``undefined`` element throws ``TypeError: Cannot read properties of null (reading
+    'type')`` (``of undefined``), before the model is called; other elements that are no part
+    (``3``, ``'x'``) are passed over. generate and stream reject with that TypeError as it is,
+    the durable loop reports it and saves the turn with an error response (measured,
+    docs/mastra-measurements.md §k k48)."""
+    c = s.content
+    if s.stored or not isinstance(c, tuple):
+        return
+    for x in c:
+        if x is None or x is UNDEFINED:
+            raise MastraError("TypeError", f"Cannot read properties of {'null' if x is None else 'undefined'} (reading 'type')")
+
+
+def _system_text_part(x: Any) -> TextPart | None:
+    """M12: an element of a system entry's array content that the conversion reads as a text
+    part (``part.type === 'text'``): a text part, or a plain value with ``type: "text"`` that a
+    processor wrote there (``editSystem``; measured: ``[{type: 'text', text: 'note-05',
+    providerOptions: {openai: …}}, {type: 'text', text: 'note-06'}]`` is sent as
+    ``note-05note-06`` with those providerOptions, a ``text: 5`` throws k27's TypeError;
+    docs/mastra-measurements.md §k k48)."""
+    if isinstance(x, TextPart):
+        return x
+    if isinstance(x, JsObject) and read(x.get("type")) == "text":
+        return TextPart(x.get("text"), x.get("providerOptions"))
+    return None
+
+
 def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     """M12 a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
     measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
@@ -116,7 +173,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
         text = c
         parts: tuple = ()
     elif isinstance(c, tuple):
-        parts = tuple(p for p in c if isinstance(p, TextPart))
+        parts = tuple(p for p in (_system_text_part(x) for x in c) if p is not None)
         if not parts:
             return None
         texts = [read(p.text) for p in parts]
@@ -201,11 +258,14 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     (docs/mastra-measurements.md §j, §k): pending tool calls are not sent, a message left with
     nothing is not sent, an assistant message is split at step boundaries, part providerOptions
     and message metadata are not sent, and when the first non-system message is not a user message a user message
-    "." comes first. A cached tool output is substituted wherever one is found, on any message
-    (M11)."""
+    "." comes first. A tool result whose toolCallId has a cached output on the list is sent
+    with the last such output (M11, ``stored_model_outputs``, k49)."""
+    for s in lst.system_all():
+        _check_system_elements(s)
     out: list[PromptEntry] = [e for e in (system_prompt_entry(s) for s in lst.system_all()) if e is not None]
     for m in lst.all():
         _spread_prompt_metadata(m)
+    outputs = stored_model_outputs(lst)
     msgs: list[Message] = []
     for m in lst.all():
         if not m.parts:
@@ -215,9 +275,9 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
         if not any(not isinstance(p, StepStartPart) for p in parts):
             continue
         if m.role is Role.ASSISTANT:
-            msgs.extend(_substituted(evolve(m, parts=tuple(b))) for b in _blocks(parts))
+            msgs.extend(_substituted(evolve(m, parts=tuple(b)), outputs) for b in _blocks(parts))
         else:
-            msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart)))))
+            msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart))), outputs))
     if msgs and msgs[0].role is not Role.USER:
         msgs.insert(0, Message(id="", role=Role.USER, parts=(TextPart("."),), created_at=0))
     return tuple(out) + tuple(_sent_message(m) for m in msgs)
@@ -340,7 +400,17 @@ def download_failure(sent: tuple) -> str | None:
     names (``null<mediaType>;base64,<data>``), None when every download succeeds. A data URI
     is fetched as ``data:<mediaType>;base64,<its payload>``; any other URL fails (k44,
     ``redacted_url``); a provider file id (none generated), or an array holding a symbol
-    (``String`` throws; not modelled), is left alone."""
+    (``String`` throws; not modelled), is left alone.
+
+    The downloads run concurrently (``p-map``) and the call fails with the first to fail in
+    time, so which failing asset is named is a race, measured (k50) as: the asset at the
+    lowest ``position + delay``, where position counts every asset fetched, in prompt order
+    (one that succeeds too), and the delay is 0 for a URL with credentials (``fetch`` refuses
+    it at once), 1.5 for a data URI or a scheme ``fetch`` does not know (``ftp:``, ``note:``),
+    and for an http(s) URL more than any position (its host is looked up first); equal
+    scores: the first in order."""
+    failing: list[tuple[float, int, str]] = []
+    position = 0
     for e in sent:
         if not isinstance(e, Message) or e.role is not Role.USER:
             continue
@@ -351,20 +421,35 @@ def download_failure(sent: tuple) -> str | None:
                 data = file_data_string(p.data)
             except MastraError:  # String() of an array holding a symbol: not modelled
                 continue
-            if data.startswith("data:"):
-                # k44: a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
-                data = data.split(",", 1)[1] if "," in data else ""
-            elif data.startswith("file-"):
+            if data.startswith("file-") and not data.startswith("data:"):
                 continue
-            elif _URL_SCHEME.match(data):
+            position += 1
+            if not data.startswith("data:") and _URL_SCHEME.match(data):
                 # k44: any other URL is fetched, and the fetch fails: an http(s) URL's host
                 # does not resolve (the generators name hosts under the reserved ``.example``
                 # TLD, RFC 6761, and the campaigns run offline), other schemes (``ftp:``,
                 # ``note:``) are not fetchable; Mastra names the URL's origin and path
-                return redacted_url(data)
+                failing.append((position + _download_delay(data), position, redacted_url(data)))
+                continue
+            if data.startswith("data:"):
+                # k44: a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
+                data = data.split(",", 1)[1] if "," in data else ""
             if not _forgiving_base64(_percent_decoded(data)):
-                return f"null{p.media_type};base64,{data}"
-    return None
+                failing.append((position + 1.5, position, f"null{p.media_type};base64,{data}"))
+    return min(failing)[2] if failing else None
+
+
+def _download_delay(url: str) -> float:
+    """M12 assets (k50): how late a URL's failed download comes, in fetch starts: a URL with
+    credentials (``user[:password]@``) at once (``new Request`` throws), an http(s) URL after
+    its host lookup (later than any other), any other scheme as a data URI (1.5)."""
+    scheme, rest = url.split(":", 1)
+    scheme = scheme.lower()
+    if scheme in _SPECIAL and "@" in re.split(r"[/\\?#]", rest.lstrip("/\\"), maxsplit=1)[0]:
+        return 0.0
+    if scheme in ("http", "https"):
+        return 1e9
+    return 1.5
 
 
 _SPECIAL = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}

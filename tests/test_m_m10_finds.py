@@ -98,3 +98,195 @@ def test_k47_a_throwing_getter_in_message_metadata_fails_before_the_model(where,
     assert o["prompts"] == []
     saved = ["c1"] if (where, loop, memory) == ("caller-assistant", "durable", True) else []
     assert [m["id"] for m in o["stored"] or []] == saved
+
+
+# -- k48: a null or undefined element in a system entry's content array ----------------------------
+
+
+def _system_content(value, loop, memory=False, steps=None):
+    p1 = {"id": "p1", "steps": steps or [{"op": "editSystem", "index": 0, "field": "content", "value": value}]}
+    c1 = {"id": "c1", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "hi"}]}
+    return _run(loop, [p1], [c1], memory)
+
+
+NOTE = {"type": "text", "text": "note-05"}
+NULL_TYPE = "TypeError: Cannot read properties of null (reading 'type')"
+UNDEFINED_TYPE = "TypeError: Cannot read properties of undefined (reading 'type')"
+
+
+# adapter runs (scratch m10/k46/sys_gen.py, caller c1, the agent's instructions edited; each loop,
+# memory on and off): the call fails with the TypeError itself (not AGENT_*_FAILED) on every
+# loop, before any prompt; nothing is stored, except on the durable loop with memory: c1 and an
+# error response (k27's durable path)
+@pytest.mark.parametrize("value, error", [([None], NULL_TYPE), ([{"$undefined": True}], UNDEFINED_TYPE), ([NOTE, None], NULL_TYPE),
+                                          ([None, NOTE], NULL_TYPE), ([NOTE, {"$undefined": True}], UNDEFINED_TYPE), ([3], None), (["x"], None), ([NOTE], None)])
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("memory", [False, True])
+def test_k48_a_null_element_in_system_content_fails_the_prompt(value, error, loop, memory):
+    o = _system_content(value, loop, memory)
+    stored = [m["id"] for m in o["stored"] or []]
+    if error is None:
+        assert o["outcome"] == {"kind": "answered"} and len(o["prompts"]) == 1
+        return
+    assert o["outcome"] == {"kind": "failed", "error": error}
+    assert o["prompts"] == []
+    if loop == "durable" and memory:
+        assert len(stored) == 2 and stored[0] == "c1"
+        assert o["stored"][1]["role"] == "assistant" and [p["text"] for p in o["stored"][1]["parts"]] == ["<mastra part error>"]
+    else:
+        assert stored == []
+
+
+BAD_TEXT = [{"type": "text", "text": 5}]
+
+
+# adapter runs (scratch m10/k46/sys2_gen.py, generate and durable): the null element is found
+# before k27's text that is no string, whichever entry or bucket holds it
+@pytest.mark.parametrize("steps", [
+    [{"op": "addSystem", "message": "note-07"}, {"op": "editSystem", "index": 0, "field": "content", "value": BAD_TEXT},
+     {"op": "editSystem", "index": 1, "field": "content", "value": [None]}],
+    [{"op": "addSystem", "message": "note-07", "tag": "t"}, {"op": "editSystem", "index": 0, "field": "content", "value": BAD_TEXT},
+     {"op": "editSystem", "index": 0, "tag": "t", "field": "content", "value": [None]}],
+    [{"op": "editSystem", "index": 0, "field": "content", "value": BAD_TEXT + [None]}],
+])
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_k48_the_null_element_is_found_before_a_text_that_is_no_string(steps, loop):
+    o = _system_content(None, loop, steps=steps)
+    assert o["outcome"] == {"kind": "failed", "error": NULL_TYPE}
+
+
+# -- k49: tool results that share a toolCallId -----------------------------------------------------
+
+
+def _tool(tc, result, cached=None, state="result"):
+    p = {"type": "tool-invocation", "toolCallId": tc, "toolName": "lookup", "state": state, "args": {"q": "a"}}
+    if state == "result":
+        p["result"] = result
+    if state == "output-error":
+        p["errorText"] = "boom"
+    if state == "output-denied":
+        p["approval"] = {"approved": False, "reason": "no"}
+    if cached is not None:
+        p["providerMetadata"] = {"mastra": {"modelOutput": cached}}
+    return p
+
+
+M1 = {"type": "text", "value": "M1"}
+M2 = {"type": "text", "value": "M2"}
+
+
+def _sent_results(loop, assistants):
+    msgs = [{"id": "c0", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "hi"}]}]
+    for i, parts in enumerate(assistants):
+        msgs.append({"id": f"a{i + 1}", "role": "assistant", "createdAt": 2 + 2 * i, "parts": parts})
+        msgs.append({"id": f"u{i + 1}", "role": "user", "createdAt": 3 + 2 * i, "parts": [{"type": "text", "text": f"u{i + 1}"}]})
+    o = _run(loop, [], msgs, memory=False)
+    assert o["outcome"] == {"kind": "answered"}
+    return [(p["toolCallId"], p["state"], p.get("result", p.get("errorText"))) for e in o["prompts"][0] if isinstance(e, dict)
+            for p in e.get("parts") or [] if p.get("type") == "tool-invocation"]
+
+
+# adapter runs (scratch m10/k46/tc_gen.py, caller [c0, a1, u1, a2, u2, ...], generate and durable
+# alike): every tool result of a toolCallId is sent with the last cached output a result of that id
+# holds on the list (llmPrompt's storedModelOutputs, a Map by toolCallId)
+@pytest.mark.parametrize("assistants, sent", [
+    ([[_tool("tc0", {"x": 1}, M1)], [_tool("tc0", {"y": 2})]], [("tc0", "result", M1), ("tc0", "result", M1)]),
+    ([[_tool("tc0", {"x": 1})], [_tool("tc0", {"y": 2}, M1)]], [("tc0", "result", M1), ("tc0", "result", M1)]),
+    ([[_tool("tc0", {"x": 1}, M1)], [_tool("tc0", {"y": 2}, M2)]], [("tc0", "result", M2), ("tc0", "result", M2)]),
+    ([[_tool("tc0", {"x": 1}, M1)], [_tool("tc1", {"y": 2})]], [("tc0", "result", M1), ("tc1", "result", {"y": 2})]),
+    ([[_tool("tc0", {"x": 1}), _tool("tc0", {"y": 2}, M1)]], [("tc0", "result", M1), ("tc0", "result", M1)]),
+    ([[_tool("tc0", {"x": 1}, M1)], [_tool("tc0", None, state="output-error")]], [("tc0", "result", M1), ("tc0", "result", M1)]),
+    ([[_tool("tc0", {"x": 1}, M1)], [_tool("tc0", None, state="output-denied")]], [("tc0", "result", M1), ("tc0", "result", M1)]),
+    ([[_tool("tc0", {"x": 1})], [_tool("tc0", {"y": 2}, M1)], [_tool("tc0", {"z": 3})]], [("tc0", "result", M1)] * 3),
+    ([[_tool("tc0", None, M1, state="output-error")], [_tool("tc0", {"y": 2})]], [("tc0", "output-error", "boom"), ("tc0", "result", {"y": 2})]),
+])
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_k49_results_sharing_a_tool_call_id_share_its_last_cached_output(loop, assistants, sent):
+    assert _sent_results(loop, assistants) == sent
+
+
+# -- k50: which failed download the durable loop names ---------------------------------------------
+
+ASSETS = {"A": "https://assets.example/a.png", "C": "https://u:p@assets.example/d.png", "D": "note-29", "U": "data:text/plain,hello",
+          "F": "ftp://assets.example/e.txt", "N": "note: see the file", "P": "https://assets.example:8443/c.png", "G": "aGk=",
+          "Q": "https://v:w@assets.example/q.png", "T": "data:text/plain;base64,aGk="}
+NAMED = {"A": "https://assets.example/a.png", "C": "https://assets.example/d.png", "D": "nullimage/png;base64,note-29",
+         "U": "nullimage/png;base64,hello", "F": "ftp://assets.example/e.txt", "N": "null see the file",
+         "P": "https://assets.example:8443/c.png", "Q": "https://assets.example/q.png"}
+
+
+# adapter runs (scratch m10/k46/dl_gen.py and dl2, dl3: caller c1 [text, file parts with these
+# data, mediaType image/png], durable, offline; 54 runs): the asset the error names
+@pytest.mark.parametrize("combo, named", [
+    ("AC", "C"), ("CA", "C"), ("AD", "D"), ("DA", "D"), ("AU", "U"), ("UA", "U"), ("AF", "F"), ("FA", "F"), ("AN", "N"), ("NA", "N"),
+    ("CD", "C"), ("DC", "C"), ("CU", "C"), ("UC", "C"), ("CF", "C"), ("FC", "C"), ("CN", "C"), ("NC", "C"),
+    ("UD", "U"), ("FN", "F"), ("NF", "N"), ("DF", "D"), ("FD", "F"), ("DN", "D"), ("ND", "N"), ("UF", "U"), ("FU", "F"),
+    ("PA", "P"), ("AP", "A"), ("CQ", "C"), ("QC", "Q"),
+    ("DAC", "D"), ("DUA", "D"), ("DCA", "C"), ("ADC", "C"), ("AAC", "C"), ("DDC", "D"), ("DUC", "D"), ("GDC", "C"), ("GC", "C"),
+    ("GGC", "C"), ("ACD", "C"), ("DGC", "D"), ("FAC", "F"), ("NAC", "N"), ("UAC", "U"), ("DAAC", "D"), ("FGC", "F"), ("DTC", "D"),
+    ("CDA", "C"),
+])
+def test_k50_the_durable_loop_names_the_first_download_to_fail(combo, named):
+    parts = [{"type": "text", "text": "hi"}] + [{"type": "file", "data": ASSETS[k], "mediaType": "image/png"} for k in combo]
+    o = _run("durable", [], [{"id": "c1", "role": "user", "createdAt": 1, "parts": parts}], memory=False)
+    assert o["outcome"] == {"kind": "failed", "error": f"Error: Failed to download asset: {NAMED[named]}"}
+
+
+@pytest.mark.parametrize("combo, named", [("DAC", "D"), ("DC", "C")])
+def test_k50_positions_count_across_user_messages(combo, named):
+    msgs = [{"id": f"c{i}", "role": "user", "createdAt": i + 1, "parts": [{"type": "file", "data": ASSETS[k], "mediaType": "image/png"}]}
+            for i, k in enumerate(combo)]
+    o = _run("durable", [], msgs, memory=False)
+    assert o["outcome"] == {"kind": "failed", "error": f"Error: Failed to download asset: {NAMED[named]}"}
+
+
+# -- k51: the durable loop's second save writes a message with no parts ---------------------------
+
+HI = [{"type": "text", "text": "hi"}]
+
+
+# adapter runs (scratch m10/k46/empty.json, memory on, caller c0): stored ids (with their part
+# counts) on generate and durable
+@pytest.mark.parametrize("caller, entries, source, generate, durable", [
+    ([{"id": "c1", "role": "user", "createdAt": 2, "parts": []}], [], None, [("c0", 1), ("$id1", 1)], [("c0", 1), ("c1", 0), ("$id1", 1)]),
+    ([], [{"id": "n1", "role": "user", "createdAt": 2, "parts": []}], None, [("c0", 1), ("$id1", 1)], [("c0", 1), ("n1", 0), ("$id1", 1)]),
+    ([], [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}, {"id": "n2", "role": "user", "createdAt": 3, "parts": HI}], None,
+     [("c0", 1), ("n2", 1), ("$id1", 1)], [("c0", 1), ("a1", 0), ("n2", 1), ("$id1", 1)]),
+    ([], [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}], "response", [("c0", 1), ("a1", 1)], [("c0", 1), ("a1", 1)]),
+])
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_k51_the_durable_loop_saves_a_message_with_no_parts(caller, entries, source, generate, durable, loop):
+    c0 = {"id": "c0", "role": "user", "createdAt": 1, "parts": HI}
+    o = _run(loop, [_adds(entries, source)] if entries else [], [c0] + caller, memory=True)
+    assert o["outcome"] == {"kind": "answered"}
+    assert [(m["id"], len(m["parts"])) for m in o["stored"]] == (durable if loop == "durable" else generate)
+
+
+# adapter runs (scratch m10/k46/systext.json, generate): plain values with `type: "text"` that a
+# processor writes into the instructions' content are read as text parts
+@pytest.mark.parametrize("value, sent, error", [
+    ([NOTE], {"role": "system", "content": "note-05"}, None),
+    ([dict(NOTE, providerOptions={"openai": {"a": 1}}), {"type": "text", "text": "note-06"}],
+     {"role": "system", "content": "note-05note-06", "providerOptions": {"openai": {"a": 1}}}, None),
+    (BAD_TEXT, None, "TypeError: p.text?.trim is not a function"),
+])
+def test_k48_text_values_written_into_system_content_are_text_parts(value, sent, error):
+    o = _system_content(value, "generate")
+    if error:
+        assert o["outcome"] == {"kind": "failed", "error": error}
+    else:
+        assert o["prompts"][0][0] == sent
+
+
+# -- k52: stored metadata is what JSON holds -------------------------------------------------------
+
+
+# adapter runs (scratch m10/k46/cls.json and k163var.json: a processor adds n1 [text] with this
+# metadata, memory on): the stored copy's metadata (None: none)
+@pytest.mark.parametrize("metadata, stored", [({"$class": "Klass"}, None), ({"$class": "Klass", "props": {"a": 1}}, {"a": 1})])
+@pytest.mark.parametrize("loop", ["generate", "durable"])
+def test_k52_the_stored_copy_holds_metadata_as_json_does(metadata, stored, loop):
+    n1 = {"id": "n1", "role": "user", "parts": [{"type": "text", "text": "hi"}], "metadata": metadata}
+    o = _run(loop, [_adds([n1])], memory=True)
+    assert o["stored"][0]["id"] == "n1"
+    assert o["stored"][0].get("metadata") == stored
