@@ -126,6 +126,10 @@ class Message:
     ref: int = field(default=0, eq=False, repr=False)
     # the G9 fingerprint, computed once per value (reference/reading.py); not part of the value
     fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
+    # Mastra's legacy ``content.toolInvocations`` mirror: the tool parts a merge (M3, M4)
+    # completed with a result, as ``MessageMerger.merge`` lists them; None when the content has
+    # none. Not sent, stored or compared; only the G9 fingerprint sees it (reference/reading.py).
+    tool_invocations: Any = field(default=None, eq=False, repr=False)
 
     def text(self) -> str:
         return "".join(p.text for p in self.parts or () if isinstance(p, TextPart) and isinstance(p.text, str))

@@ -511,12 +511,14 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
     """M4 ``MessageMerger.merge`` (docs/mastra-measurements.md §j): an incoming tool part whose
     toolCallId the target holds updates that part (``result``: result and args, no rank check;
     approval/denied/error states: state, approval, errorText and args; ``call`` and
-    ``partial-call``: nothing) and anchors the other parts; every other part is inserted at its
+    ``partial-call``: nothing; a result also enters the legacy ``toolInvocations`` mirror,
+    ``Message.tool_invocations``) and anchors the other parts; every other part is inserted at its
     anchored position (appended without anchors) by ``pushNewPart``."""
     parts = list(latest.parts or ())
     inc = list(incoming.parts or ())
     anchors: dict[int, int] = {}
     to_add: set[int] = set()
+    mirror = None if latest.tool_invocations is None else list(latest.tool_invocations)
     for i, p in enumerate(inc):
         if isinstance(p, ToolPart):
             at = next(
@@ -530,6 +532,14 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
             md = _spread(q.provider_metadata, p.provider_metadata) if _present(p.provider_metadata) else q.provider_metadata
             if p.state is ToolState.RESULT:
                 parts[at] = evolve(q, state=ToolState.RESULT, result=p.result, args=_spread(q.args, p.args), provider_metadata=md)
+                # the legacy ``content.toolInvocations`` mirror: created, then the entry for this
+                # call replaced or appended (only a result writes it)
+                mirror = [] if mirror is None else mirror
+                k = next((j for j, t in enumerate(mirror) if t.tool_call_id == p.tool_call_id), None)
+                if k is None:
+                    mirror.append(parts[at])
+                else:
+                    mirror[k] = parts[at]
             elif p.state in _APPROVAL_OR_ERROR:
                 parts[at] = evolve(
                     q, state=p.state, approval=p.approval, error_text=p.error_text, args=_spread(q.args, p.args), provider_metadata=md
@@ -562,7 +572,7 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
                 if v >= insert_at:
                     anchors[k] = v + n
     metadata = _merged_metadata(latest.metadata, incoming.metadata) if isinstance(incoming.metadata, JsObject) else latest.metadata
-    return evolve(latest, parts=tuple(parts), metadata=metadata)
+    return evolve(latest, parts=tuple(parts), metadata=metadata, tool_invocations=None if mirror is None else tuple(mirror))
 
 
 def _client_tool_outcomes(stored: Message, live: Message) -> Message:

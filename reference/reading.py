@@ -64,7 +64,8 @@ def fingerprint(entry: Message | SystemMessage) -> tuple:
 
 
 def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
-    """G9 Fingerprint: of a message its id, role and content (parts, part stamps and metadata
+    """G9 Fingerprint: of a message its id, role and content (parts, part stamps, metadata and
+    the legacy ``toolInvocations`` mirror a merge leaves, docs/breakwater-measurements.md §12,
     included); of a system message its content, providerOptions and
     experimental_providerMetadata. Undefined properties count as missing; accessors and
     functions count by identity and are never called."""
@@ -76,7 +77,14 @@ def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
             content = fv(content)
         return ("system", content, fv(entry.provider_options), fv(entry.experimental_provider_metadata))
     parts = None if entry.parts is None else tuple(_part_key(p) for p in entry.parts)
-    return ("message", entry.id, entry.role.value, parts, fv(entry.metadata))
+    mirror = None if entry.tool_invocations is None else tuple(_invocation_key(t) for t in entry.tool_invocations)
+    return ("message", entry.id, entry.role.value, parts, fv(entry.metadata), mirror)
+
+
+def _invocation_key(p: ToolPart) -> tuple:
+    """One entry of the legacy ``content.toolInvocations`` mirror: the tool invocation alone
+    (no part stamp, no provider metadata)."""
+    return (p.tool_call_id, p.tool_name, p.state.value, fv(p.args), fv(p.result), fv(p.error_text), fv(p.approval))
 
 
 # -- G8 -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from guardspec.model.agent import Allow, DenyPatterns
 from guardspec.model.messages import Message, Role, Source, TextPart, assistant, user
 from guardspec.model.observation import Answered, Refused
-from guardspec.model.processors import AddMessages, AddSystem, EditMessage, EditSystem, Processor, RemoveByIds
+from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditMessage, EditSystem, Processor, RemoveByIds, Return
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED, Accessor, JsFunction, obj
 from guardspec.reference import run
@@ -87,3 +87,40 @@ def _moved(policies):
 def test_g9_moved_remembered_outcome_message_is_recorded_even_when_unchanged():
     obs = _moved((DenyPatterns("stored", ("STORED TEXT",)),))
     assert obs.outcome.reason == "policy 'stored' denied the input"
+
+
+# -- the legacy toolInvocations mirror (docs/breakwater-measurements.md §12) ---------------------
+
+MIRROR_HISTORY = stored(user("u0", "where am I?", 1), assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2))
+
+
+def _readd_remembered_outcome(caller_part, readded_part):
+    """The caller's outcome for the stored call folds onto a0 (M3, memory+input). p1 removes a0,
+    adds a literal a0 equal to the folded one part by part under memory, and returns a copy of
+    the list: a0 is re-added memory+input (S3), so it is not moved; only the fingerprint decides
+    whether it changed."""
+    readded = assistant("a0", "let me check", readded_part, created_at=2)
+    p1 = Processor("p1", steps=(RemoveByIds(("a0",)), AddMessages((readded,), Source.MEMORY, merge=False)), end=Return(ArrayOf(base="list", copy="shallow")))
+    caller = assistant("a0", caller_part, created_at=2)
+    return run(scenario(caller, user("c1", "thanks", 10), threads=MIRROR_HISTORY, processors=(p1,), policies=(Allow("all"),)), Mode.GUARDED)
+
+
+def test_g9_a_result_merged_onto_a_stored_call_leaves_a_mirror_a_literal_copy_lacks():
+    # MessageMerger.merge writes the result into content.toolInvocations too; the literal a0 has
+    # no such mirror, so its fingerprint differs: recorded, and read whole after the caller's
+    # input (its text "let me check" appears only there: the caller's a0 is read as its
+    # outcome part alone).
+    result = tool("tc1", "result", result=obj(city="Paris"), args=obj(q=1))
+    obs = _readd_remembered_outcome(result, result)
+    assert isinstance(obs.outcome, Answered)
+    assert obs.read.count("let me check") == 1
+    assert obs.read.index("thanks") < obs.read.index("let me check")
+
+
+def test_g9_an_error_merged_onto_a_stored_call_leaves_no_mirror():
+    # Only a result enters the mirror: the folded a0 with an output-error is matched by the
+    # literal copy, nothing is recorded, and a0's stored text is not read.
+    error = tool("tc1", "output-error", error_text="boom", args=obj(q=1))
+    obs = _readd_remembered_outcome(error, error)
+    assert isinstance(obs.outcome, Answered)
+    assert "let me check" not in obs.read

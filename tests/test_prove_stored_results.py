@@ -44,6 +44,7 @@ def _reread(ch: Choices, rng: random.Random) -> Choices:
         ch, kind=kinds, assistant=assistant, mark=mark, mapping_on=mapping, mapping_throws=mapping and ch.mapping_throws,
         op=_put(ch.op, k, j, int(Op.MOVE)), tgt=_put(ch.tgt, k, j, 1), src=_put(ch.src, k, j, src),
         omark=_put(ch.omark, k, j, False), orole=_put(ch.orole, k, j, False), oext=_put(ch.oext, k, j, False),
+        car_err=False,  # no carrier is left to hold an error outcome
     )
 
 

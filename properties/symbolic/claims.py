@@ -221,13 +221,14 @@ def i8(e: Encoded) -> Any:
         any_done, last = last_stage(e, s)
         considered = L.and_(carrier(e, s), any_done, L.not_(touched(e, s)), last.present)
         both = L.and_(last.mem, last.inp)
-        outcome = L.one_of(last.c.tool, (Tool.RESULT, Tool.CACHED))
+        outcome = L.one_of(last.c.tool, (Tool.RESULT, Tool.CACHED, Tool.ERROR))
         sent = e.prompt.slots[s]
         sent_ok = L.and_(sent.present, L.ne(sent.c.tool, Tool.NONE))
         mapped_ok = L.implies(L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on, L.not_(ch.mapping_throws)), L.eq(sent.c.tool, Tool.CACHED))
         read_ok = tool_read(e, sent.c.tool)
         row = e.rows[s]
-        saved_ok = L.and_(row.present, L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED)))
+        # saved in its state: an error as an error, a result as a result (mapped or not)
+        saved_ok = L.and_(row.present, L.ite(L.eq(last.c.tool, Tool.ERROR), L.eq(row.c.tool, Tool.ERROR), L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED))))
         on_success = L.implies(L.and_(answered(e), outcome), L.and_(sent_ok, mapped_ok, read_ok, saved_ok))
         out.append(L.implies(considered, L.and_(both, on_success)))
     return L.all_(out)

@@ -52,6 +52,15 @@ def _outcome(marked: bool, call_id: str = CALL_ID) -> ToolPart:
     return ToolPart(call_id, TOOL, ToolState.RESULT, args=obj(q=1), result=result_text(marked))
 
 
+def _error(marked: bool) -> ToolPart:
+    """The caller's outcome an error (``Choices.car_err``), its text the result text."""
+    return ToolPart(CALL_ID, TOOL, ToolState.OUTPUT_ERROR, args=obj(q=1), error_text=result_text(marked))
+
+
+def _caller_outcome(ch: Choices) -> ToolPart:
+    return _error(ch.res_mark) if ch.car_err else _outcome(ch.res_mark)
+
+
 def _stored_result(s: int, marked: bool, res_mark: bool) -> Message:
     """A stored result: an assistant message of an earlier call, its text and the result of
     its own call of the client tool (``old<s>``: no two messages share a call)."""
@@ -102,7 +111,7 @@ def processor(ch: Choices, k: int) -> Processor:
             kt = Kind(ch.kind[t])
             text = TextPart(label_text(t, ch.mark[t]))
             if kt is Kind.CARRIER:
-                copy = Message(mid(t), Role.ASSISTANT, (text, _outcome(ch.res_mark)), created(t), THREAD, RESOURCE)
+                copy = Message(mid(t), Role.ASSISTANT, (text, _caller_outcome(ch)), created(t), THREAD, RESOURCE)
             elif kt is Kind.RESULT:
                 copy = _stored_result(t, ch.mark[t], ch.res_mark)
             elif kt is Kind.STORED:
@@ -151,7 +160,7 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
             stored.append(_stored_result(s, ch.mark[s], ch.res_mark))
         elif k is Kind.CARRIER:
             stored.append(Message(mid(s), Role.ASSISTANT, (text, _pending()), created(s), THREAD, RESOURCE))
-            caller.insert(0, Message(mid(s), Role.ASSISTANT, (_outcome(ch.res_mark),), created(s)))
+            caller.insert(0, Message(mid(s), Role.ASSISTANT, (_caller_outcome(ch),), created(s)))
         elif k is Kind.INPUT:
             caller.append(Message(mid(s), Role.USER, (text,), created(s)))
         elif k is Kind.CONTEXT:

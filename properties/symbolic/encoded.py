@@ -69,6 +69,11 @@ class Encoded:
     prompt_meta: tuple = ()  # the message's metadata (k36)
 
 
+def carrier_tool(ch: Choices) -> Any:
+    """The caller's outcome on the carrier: a result, or an error (``Choices.car_err``)."""
+    return L.ite(ch.car_err, Tool.ERROR, Tool.RESULT)
+
+
 def prepared(ch: Choices) -> ListS:
     """M7 Preparation: the instructions (system entry 0), context messages as ``context``,
     the caller's messages as ``input`` (the carrier's caller copy holds only its tool part),
@@ -77,7 +82,7 @@ def prepared(ch: Choices) -> ListS:
     for s in range(ch.scope.messages):
         k = ch.kind[s]
         c_in = Content(s, ch.mark[s], ch.assistant[s], Tool.NONE, True)
-        carrier_copy = Content(NO_LABEL, False, True, Tool.RESULT, False)  # no text part to stamp
+        carrier_copy = Content(NO_LABEL, False, True, carrier_tool(ch), False)  # no text part to stamp
         inp = Slot(True, False, True, False, False, c_in, s)
         ctx = Slot(True, False, False, False, True, c_in, s)
         car = Slot(True, False, True, False, False, carrier_copy, s)
@@ -102,7 +107,8 @@ def loaded(ch: Choices, lst: ListS) -> ListS:
         filtered = L.and_(L.eq(k, Kind.INPUT), later_carrier)
         tool = L.ite(L.eq(k, Kind.RESULT), Tool.RESULT, Tool.NONE)
         stored = Slot(True, True, False, False, False, Content(s, ch.mark[s], ch.assistant[s], tool, False), s)
-        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, Tool.RESULT, False), s)
+        # M4 (MessageMerger.merge) writes a result, not an error, into toolInvocations
+        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, carrier_tool(ch), False, mirror=L.not_(ch.car_err)), s)
         kept = ls.ite_slot(filtered, ABSENT, lst.slots[s])
         slots.append(ls.ite_slot(L.one_of(k, (Kind.STORED, Kind.RESULT)), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
     return ListS(tuple(slots), lst.systems)
@@ -122,7 +128,8 @@ class ReadItem:
 def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any]:
     """Which labels and tool texts were read, and whether the marker was (G12)."""
     labels = tuple(L.any_(L.and_(i.active, L.eq(i.label, lab)) for i in items) for lab in ch.scope.labels)
-    raw = L.any_(L.and_(i.active, L.eq(i.tool, Tool.RESULT)) for i in items)
+    # an error's text is the result text, read as a string result is (G12)
+    raw = L.any_(L.and_(i.active, L.one_of(i.tool, (Tool.RESULT, Tool.ERROR))) for i in items)
     mapped = L.any_(L.and_(i.active, L.eq(i.tool, Tool.CACHED)) for i in items)
     marked = L.or_(
         L.any_(L.and_(i.active, L.ne(i.label, NO_LABEL), i.marked) for i in items),
@@ -139,6 +146,6 @@ def tool_read(e: Encoded, tool: Any) -> Any:
     """A tool part's texts were read (a stored pending call carries no result text)."""
     return L.or_(
         L.eq(tool, Tool.NONE),
-        L.and_(L.eq(tool, Tool.RESULT), e.read_tool_raw),
+        L.and_(L.one_of(tool, (Tool.RESULT, Tool.ERROR)), e.read_tool_raw),
         L.and_(L.eq(tool, Tool.CACHED), e.read_tool_mapped),
     )

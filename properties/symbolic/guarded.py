@@ -54,7 +54,7 @@ def refusal_removal(lst: ListS, record_ids: list, snapshot: ListS | None, carrie
             a = ls.remove_if(record_ids[s], a)
         if snapshot is not None and not sw.g13_skip_snapshot:
             b = snapshot.slots[s]
-            unmatched = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_content(b.c, a.c))))
+            unmatched = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_fingerprint(b.c, a.c))))
             a = ls.remove_if(unmatched, a)
         if not sw.g13_skip_carriers:
             a = ls.remove_if(carriers[s], a)
@@ -127,7 +127,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         recording = ok if not sw.g9_only_last or k == K - 1 else False
         for s in range(N):
             b, a = before.slots[s], after.slots[s]
-            added = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_content(b.c, a.c))))
+            added = L.and_(ls.prompt_entry(a), L.not_(L.and_(ls.prompt_entry(b), ls.same_fingerprint(b.c, a.c))))
             moved = L.and_(carriers_k[s], a.present, L.not_(a.inp))
             active = L.and_(recording, L.or_(added, moved))
             record_ids[s] = L.or_(record_ids[s], active)
@@ -164,7 +164,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     for s, slot in enumerate(mapped.slots):
         slot = ls.ite_slot(unmapped[s], lst.slots[s], slot)
         caller = L.and_(slot.present, L.or_(slot.inp, whole_list), L.not_(slot.mem))
-        both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED)))
+        both = L.and_(slot.present, slot.inp, slot.mem, carrier_id[s], L.one_of(slot.c.tool, (Tool.RESULT, Tool.CACHED, Tool.ERROR)))
         # beyond SPEC (reference/guard/readset.py): every message still identical to a context
         # message the caller passed (the very object, a returned copy, or moved unchanged under
         # any source), read whole
@@ -175,7 +175,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
         whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
-        already = L.and_(whole, ls.same_content(f.c, a.c))
+        already = L.and_(whole, ls.same_fingerprint(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
         items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool))

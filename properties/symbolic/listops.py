@@ -32,6 +32,9 @@ class Content:
     # the metadata an ADD gave the message (with ``ext``); unlike the part's options it joins a
     # message an earlier response merges into (M4 spreads the incoming metadata)
     meta: Any = False
+    # Mastra's legacy ``content.toolInvocations`` mirror, which the merge of a tool result
+    # writes (M3 fold of the carrier's result); only G9's fingerprint sees it (``same_fingerprint``)
+    mirror: Any = False
 
 
 @frozen
@@ -106,7 +109,7 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror)
 
 
 def same_content(a: Content, b: Content) -> Any:
@@ -114,6 +117,13 @@ def same_content(a: Content, b: Content) -> Any:
     tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``). Labels are unique
     per text, so equal labels mean equal texts."""
     return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta))
+
+
+def same_fingerprint(a: Content, b: Content) -> Any:
+    """G9 fingerprint equality (reference/reading.py ``compute_fingerprint``): the content and
+    the legacy ``toolInvocations`` mirror, which a literal copy of a folded carrier lacks
+    (docs/breakwater-measurements.md §12)."""
+    return L.and_(same_content(a, b), L.eq(a.mirror, b.mirror))
 
 
 def only_input(s: Slot) -> Any:
@@ -135,7 +145,7 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
         L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta), obj,
+        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta, c.mirror), obj,
     )
 
 

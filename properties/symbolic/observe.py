@@ -60,6 +60,8 @@ def content_of(m: Message) -> tuple:
         t = Tool.NONE
     elif tool.state is ToolState.CALL:
         t = Tool.CALL
+    elif tool.state is ToolState.OUTPUT_ERROR:
+        t = Tool.ERROR
     else:
         t = Tool.CACHED if cached_output(tool) is not UNDEFINED else Tool.RESULT
     # an ADD's extra content: the first text part's providerOptions, a reasoning part

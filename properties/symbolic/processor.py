@@ -13,6 +13,7 @@ from attrs import frozen
 
 from . import listops as ls
 from . import logic as L
+from .encoded import carrier_tool
 from .listops import ABSENT, Content, ListS, Slot
 from .scope import Choices, End, Kind, Op, Tool
 
@@ -97,10 +98,11 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
             # MOVE: the literal copy (the carrier as memory loaded it, with the caller's result)
             is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
             with_result = L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT))
-            copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(with_result, Tool.RESULT, Tool.NONE), False)
+            outcome = L.ite(is_carrier, carrier_tool(ch), Tool.RESULT)
+            copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(with_result, outcome, Tool.NONE), False)
             moved = ls.of_source(ch.src[k][j], copy, 100 + label)
             ok = L.and_(ok, L.implies(L.and_(is_add, hit), in_scope))
-            edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped, old.c.ext, old.c.meta)  # the part's options, other parts, metadata kept
+            edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped, old.c.ext, old.c.meta, old.c.mirror)  # the part's options, other parts, metadata kept
             edited = Slot(old.present, old.mem, old.inp, old.resp, old.ctx, edited_c, old.obj)
             do_edit = L.and_(is_edit, hit, old.present)
             new = ls.ite_slot(
@@ -179,7 +181,7 @@ def returned_items(ch: Choices, k: int, now: Received) -> Items:
         h = now.heap[s]
         rcv = now
         obj.append(L.ite(L.eq(e, End.COPIES), 200 + k * sc.messages + s, L.ite(edit, 300 + k, rcv.obj[s])))
-        cs.append(ls.ite_content(edit, Content(sc.edit_label(k), ch.emark[k], h.assistant, h.tool, h.stamped, h.ext, h.meta), h))
+        cs.append(ls.ite_content(edit, Content(sc.edit_label(k), ch.emark[k], h.assistant, h.tool, h.stamped, h.ext, h.meta, h.mirror), h))
     return Items(tuple(has), tuple(obj), tuple(cs))
 
 

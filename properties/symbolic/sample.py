@@ -75,7 +75,9 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # drawn from a sequence of its own, seeded by the steps drawn, so that ``rng`` moves on as it
     # did before the extra content was in scope (a test's later calls are the calls it drew)
     own = random.Random(repr((ch.op, ch.tgt, ch.src, ch.omark, ch.orole)))
-    return evolve(ch, oext=tuple(tuple(o == Op.ADD and own.random() < 0.4 for o in row) for row in ch.op))
+    ch = evolve(ch, oext=tuple(tuple(o == Op.ADD and own.random() < 0.4 for o in row) for row in ch.op))
+    # the carrier's outcome an error a third of the time, from that sequence too
+    return evolve(ch, car_err=carrier is not None and own.random() < 1 / 3)
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
@@ -114,7 +116,7 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
         if carriers > 1:
             continue
         results = carriers or any(s[0] == Kind.RESULT for s in slots)
-        for res_mark in (False, True) if results else (False,):
+        for res_mark, car_err in itertools.product((False, True) if results else (False,), (False, True) if carriers else (False,)):
             for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
                 for ends in itertools.product(_end_values(sc), repeat=sc.processors):
                     for loop, (rbac, unreadable, service), title, (mapping, throws), evaluator in itertools.product(
@@ -129,6 +131,7 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
                             tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
                             throws, evaluator, unreadable, service,
                             tuple(tuple(False for _ in row) for row in grid),  # no ADD's extra content (random sampling draws it)
+                            car_err,
                         )
                         if all(assumptions(ch)):  # MOVE targets a message the call starts with
                             yield ch
@@ -140,5 +143,5 @@ def count_choices(sc: Scope) -> int:
     for slots in itertools.product(vals, repeat=sc.messages):
         c = sum(s[0] == Kind.CARRIER for s in slots)
         if c <= 1:
-            n_slots += 2 if c or any(s[0] == Kind.RESULT for s in slots) else 1
+            n_slots += 4 if c else 2 if any(s[0] == Kind.RESULT for s in slots) else 1
     return n_slots * len(_op_values(sc)) ** (sc.processors * sc.ops) * len(_end_values(sc)) ** sc.processors * 144

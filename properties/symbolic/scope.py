@@ -3,8 +3,8 @@
 A call has ``messages`` message slots; slot ``s`` is the message with id ``m<s>``. Each slot
 starts as one *kind*: absent, stored history (``memory`` once loaded), caller input, a
 remembered assistant message carrying the caller's client tool outcome (a *carrier*: stored
-with a pending call of client tool ``loc``, sent back by the caller with its result, so it is
-memory+input after M3), a context message, or a *stored result*: stored history holding the
+with a pending call of client tool ``loc``, sent back by the caller with its result or an
+error, ``Choices.car_err``, so it is memory+input after M3), a context message, or a *stored result*: stored history holding the
 result of an earlier call of ``loc`` (call ``old<s>``; its result text is the caller outcome's,
 so that a text read is one text whichever part sent it), which M11 maps once a processor
 re-adds it under ``input``. Every text is a *label*, marked when it holds
@@ -104,12 +104,15 @@ class LoopC(IntEnum):
 
 class Tool(IntEnum):
     """The carrier's tool part: none, the stored pending call, the caller's result, the result
-    with its mapped output cached (M11)."""
+    with its mapped output cached (M11), the caller's outcome an error (``output-error``, its
+    error text the result text: read and sent as that text, never mapped, and no entry in the
+    legacy ``toolInvocations`` mirror, docs/breakwater-measurements.md §12)."""
 
     NONE = 0
     CALL = 1
     RESULT = 2
     CACHED = 3
+    ERROR = 4
 
 
 @frozen
@@ -201,12 +204,16 @@ class Choices:
     # Anthropic citation (``cit<label>``), its metadata a note (``met<label>``), and a user
     # message holds a reasoning part (``rsn<label>``)
     oext: tuple = ()
+    # the carrier's outcome is an error (``output-error``) rather than a result: M3's fold then
+    # writes no legacy ``toolInvocations`` mirror (docs/breakwater-measurements.md §12), so a
+    # literal copy of the folded carrier matches it
+    car_err: Any = False
 
     def ext(self, k: int, j: int) -> Any:
         return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -239,6 +246,7 @@ def symbolic(scope: Scope) -> Choices:
         B("actor_unreadable"),
         B("actor_service"),
         grid("oext", B),
+        B("car_err"),
     )
 
 
@@ -269,6 +277,8 @@ def assumptions(ch: Choices) -> list:
             out.append(L.not_(L.and_(L.eq(ch.kind[a], Kind.CARRIER), L.eq(ch.kind[b], Kind.CARRIER))))
     # the result text (marked or not) is the caller's outcome's and the stored result's
     out.append(L.implies(L.not_(L.any_(L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT)) for s in range(N))), L.not_(ch.res_mark)))
+    # an error outcome needs a carrier to hold it
+    out.append(L.implies(ch.car_err, L.any_(L.eq(ch.kind[s], Kind.CARRIER) for s in range(N))))
     for k in range(K):
         for j in range(J):
             o = ch.op[k][j]
@@ -328,5 +338,7 @@ def pin(sym: Choices, val: Choices) -> list:
         b = getattr(val, f)
         if f == "oext" and not b:  # choices made without the grid: no ADD carries extra content
             b = tuple(tuple(False for _ in row) for row in sym.oext)
+        if f == "car_err":
+            b = bool(b)
         go(getattr(sym, f), b)
     return out

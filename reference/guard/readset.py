@@ -37,7 +37,8 @@ def caller_messages(
                 if isinstance(p, ToolPart) and (m.id, p.tool_call_id, p.state.value) in recorded
             )
             if seen:
-                out.append(evolve(m, parts=seen, metadata=UNDEFINED))
+                # Breakwater's restricted copy is a new content object: parts alone, no mirror
+                out.append(evolve(m, parts=seen, metadata=UNDEFINED, tool_invocations=None))
     return out
 
 
