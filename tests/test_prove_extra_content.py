@@ -32,7 +32,7 @@ def _extra_adds(ch, rng):
 def test_encoding_agrees_with_the_interpreter_on_extra_content(mode):
     rng = random.Random(f"extra{mode}")
     checked = with_extra = 0
-    for _ in range(120):
+    for _ in range(160):
         ch = _extra_adds(random_choices(SCOPE, rng), rng)
         e = encode(ch, mode)
         if not e.in_scope:

@@ -65,6 +65,27 @@ def model_step(lst: ListS) -> Stepped:
     return Stepped(ls.with_slots(lst, tuple(out)), tuple(merged), L.not_(L.any_(merged)))
 
 
+def policy_engine_output_return(lst: ListS) -> ListS:
+    """G12 on the guarded durable loop's finalisation (docs/breakwater-measurements.md §11,
+    reference/guard/application.py ``policy_engine_output_return``): the policy engine, the
+    guarded agent's output processor, returns the response messages it was handed, and
+    Mastra's runner removes each by id (out of every source set, mastra-facts §1.5) and re-adds
+    it, merge off, under the source its checker names first (mastra-facts §1.7: memory, input,
+    response, context, by id). A response message holds neither memory nor input (M1: adding
+    under response drops them), so the checker names response, or memory when ``clear.input``
+    left a stale memory reference under its id (M5, docs/mastra-measurements.md §j): then the
+    message is memory alone and is not saved (M13 saves input and response). Either way a
+    response message that was also context (moved under context by a processor, then merged
+    into by the reply, M4) is no longer context. Its parts are stamped already (M2: added under
+    a source other than memory, or merged into)."""
+    out = []
+    for s, slot in enumerate(lst.slots):
+        back = L.and_(slot.present, slot.resp)
+        to_memory = L.and_(back, lst.stale_at(s))
+        out.append(Slot(slot.present, L.or_(slot.mem, to_memory), slot.inp, L.and_(slot.resp, L.not_(to_memory)), L.and_(slot.ctx, L.not_(back)), slot.c, slot.obj))
+    return ls.with_slots(lst, tuple(out))
+
+
 def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
     """M12 ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, §k): after
     the reply is saved, each response message that was on the list before the model step is

@@ -199,11 +199,14 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     stepped = fin.model_step(mapped)
     refused_list = final
     # after saving: generate and stream add the earlier response messages again (M12)
-    final = ls.ite_list(answered, ls.ite_list(durable, stepped.list, fin.readd_earlier_responses(mapped, stepped)), final)
+    # on the durable loop the policy engine's output step re-adds the response messages before
+    # they are saved (G12, docs/breakwater-measurements.md §11)
+    settled = ls.ite_list(durable, fin.policy_engine_output_return(stepped.list), stepped.list)
+    final = ls.ite_list(answered, ls.ite_list(durable, settled, fin.readd_earlier_responses(mapped, stepped)), final)
     # durable finalisation saves the input and response the removal left (G13: none); on an
     # answered durable call the policy engine re-adds the response messages first (G12 stamps)
     refused_saves = L.and_(runs, L.not_(answered), durable)
-    rows, reply_row = fin.save(ch, ls.ite_list(answered, stepped.list, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped, durable)
+    rows, reply_row = fin.save(ch, ls.ite_list(answered, settled, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped, durable)
     reply = L.and_(answered, stepped.reply)
 
     # G3 RBAC: before Mastra on generate/stream (a throw: no list, no result); a tripwire from
