@@ -55,9 +55,9 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     receives (processors_receive_input_only). Outside it: the issue-9 mutants that need file
     parts (input_assets_gate_skipped, text_file_data_read_raw) or a stored result beside the
     caller's outcome on the remembered message (stored_result_mapped,
-    mapped_history_not_reread), and the two that need a processor returning system entries (an
+    mapped_history_not_reread), each with its reason. Processors may return system entries (an
     object whose systemMessages holds null: null_system_entries_skipped; an array holding an AI
-    SDK system entry: ai_sdk_system_entry_applied), each with its reason. An ADD may carry content the model never
+    SDK system entry: ai_sdk_system_entry_applied, the claims G7n and G7s). An ADD may carry content the model never
     receives (a citation in its text part's providerOptions, a user message's reasoning part),
     so the issue-10 substrate mutants that send it (user_message_sends_every_part,
     part_provider_options_sent, message_metadata_sent) have switches. Every other mutant has a switch."""
@@ -66,8 +66,6 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
         "text_file_data_read_raw",
         "stored_result_mapped",
         "mapped_history_not_reread",
-        "null_system_entries_skipped",
-        "ai_sdk_system_entry_applied",
     }
     assert all(OUT_OF_SCOPE.values())
     assert SURVIVORS == {}

@@ -34,6 +34,7 @@ class Claim:
     modes: tuple[str, ...]
     holds: Callable[[Encoded], Any]
     premise: Callable[[Encoded], Any]
+    mutants: tuple[str, ...] = ()  # the mutants it was written to refute: tried first for them
 
 
 def refused(e: Encoded) -> Any:
@@ -99,6 +100,8 @@ def prompt_known_or_read(e: Encoded) -> Any:
         for j in range(sc.ops):
             out.append(L.implies(e.prompt.systems[1 + k * sc.ops + j], label_read(e, sc.op_label(k, j))))
     out.append(L.implies(L.ne(e.prompt.opt_label, NO_LABEL), label_read(e, e.prompt.opt_label)))
+    for k in range(sc.processors):  # an ending's system entry (never, but under a mutant)
+        out.append(L.implies(e.prompt.systems[sc.ending_system(k)], label_read(e, sc.edit_label(k))))
     return L.implies(e.prompted, L.all_(out))
 
 
@@ -119,6 +122,8 @@ def additions_read(e: Encoded) -> Any:
         for j in range(sc.ops):
             out.append(L.implies(L.and_(done, stage.systems[1 + k * sc.ops + j]), label_read(e, sc.op_label(k, j))))
         out.append(L.implies(L.and_(done, L.ne(stage.opt_label, NO_LABEL)), label_read(e, stage.opt_label)))
+        for k2 in range(sc.processors):
+            out.append(L.implies(L.and_(done, stage.systems[sc.ending_system(k2)]), label_read(e, sc.edit_label(k2))))
     return L.implies(e.read_on, L.all_(out))
 
 
@@ -382,6 +387,20 @@ def g1(e: Encoded) -> Any:
     return L.implies(context_call(e), L.and_(L.eq(e.outcome, FAILED), L.eq(e.authorize_events, 0), L.not_(e.prompted)))
 
 
+def g7_null(e: Encoded) -> Any:
+    """G7 (extra property ``null_system_entries_fail_as_measured``, docs/breakwater-measurements.md
+    §5): a processor returning ``systemMessages`` that holds null cannot be applied and fails,
+    so such a call is never answered."""
+    return L.implies(answered(e), L.not_(L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)))
+
+
+def g7_sdk(e: Encoded) -> Any:
+    """G7 (extra property ``ai_sdk_system_entries_add_nothing``, §5): an AI SDK system entry of a
+    returned array adds nothing, so its text never reaches the model as a system message."""
+    sc = e.choices.scope
+    return L.implies(e.prompted, L.not_(L.any_(e.prompt.systems[sc.ending_system(k)] for k in range(sc.processors))))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -410,5 +429,9 @@ CLAIMS: dict[str, Claim] = {
         Claim("G15", "audit events: no reason when allowed, the actor Breakwater reads", ("G3", "G15"), "G15 audit_is_hygienic", ("guarded",), g15, p_g15),
         Claim("G1", "a generate/stream call given context fails before anything runs", ("G1",), "G1 context_option_fails_as_measured", ("guarded",), g1, context_call),
         Claim("G3", "RBAC decides as measured (the role is checked for humans only)", ("G3",), "G3 rbac_decides_as_measured", ("guarded",), g3, lambda e: L.and_(L.ne(e.authorize_events, 0), e.choices.actor_service)),
+        Claim("G7n", "systemMessages holding null cannot be applied: never answered", ("G7",), "G7 null_system_entries_fail_as_measured", ("guarded",), g7_null,
+              lambda e: L.and_(L.ne(e.authorize_events, 0), L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)), ("null_system_entries_skipped",)),
+        Claim("G7s", "an AI SDK system entry of a returned array adds nothing", ("G7",), "G7 ai_sdk_system_entries_add_nothing", ("guarded",), g7_sdk,
+              lambda e: L.and_(e.prompted, L.any_(L.eq(x, End.AI_SDK) for x in e.choices.end)), ("ai_sdk_system_entry_applied",)),
     )
 }

@@ -14,6 +14,7 @@ from guardspec.model.processors import (
     EditMessage,
     EditSystem,
     EditText,
+    ObjectOf,
     Primitive,
     Processor,
     RemoveByIds,
@@ -131,6 +132,9 @@ def processor(ch: Choices, k: int) -> Processor:
         End.THROW: lambda: Throw(f"boom-p{k}"),
         End.ABORT_THEN_THROW: lambda: AbortThenThrow(f"stop-p{k}", f"boom-p{k}"),
         End.TRIPWIRE: lambda: ThrowTripWire(f"stop-p{k}"),
+        # an AI SDK system entry (role and content only), its text the ending's label
+        End.AI_SDK: lambda: Return(ArrayOf(append=(SystemMessage(label_text(sc.edit_label(k), ch.emark[k])),))),
+        End.SYS_NULL: lambda: Return(ObjectOf(ArrayOf(), (None,))),
     }[e]()
     return Processor(f"p{k}", tuple(steps), end)
 

@@ -89,7 +89,8 @@ def prepared(ch: Choices) -> ListS:
         slots.append(
             ls.ite_slot(L.eq(k, Kind.INPUT), inp, ls.ite_slot(L.eq(k, Kind.CONTEXT), ctx, ls.ite_slot(L.eq(k, Kind.CARRIER), car, ABSENT)))
         )
-    systems = (True,) + (False,) * (ch.scope.processors * ch.scope.ops)
+    # the instructions, one entry per ADD_SYSTEM step, one per ending (an AI SDK entry)
+    systems = (True,) + (False,) * (ch.scope.processors * ch.scope.ops) + (False,) * ch.scope.processors
     return ListS(tuple(slots), systems)
 
 

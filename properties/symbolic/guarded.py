@@ -32,7 +32,7 @@ from .encoded import (
     read_flags,
 )
 from .listops import ABSENT, ListS, Slot
-from .processor import apply_array, current_array, received_all, returned_items, run_steps
+from .processor import apply_array, current_array, received_all, returned_items, run_steps, systems_emptied
 from .scope import NO_LABEL, Choices, End, Kind, LoopC, Op, Tool
 from .switches import Switches
 
@@ -105,15 +105,26 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         st = run_steps(ch, k, before, received_all(before, sw.g5_input_only), live)
         in_scope = L.and_(in_scope, L.implies(alive, st.in_scope))
         items = returned_items(ch, k, current_array(st, live))
-        after = apply_array(ch, k, st.list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before))
         e = ch.end[k]
+        # G7 (docs/breakwater-measurements.md §5): systemMessages [null] empties the bucket, then
+        # cannot be applied: the processor fails on the emptied list (the mutant skips the null
+        # and applies the received array)
+        sys_null = L.and_(L.not_(st.threw), L.eq(e, End.SYS_NULL))
+        steps_list = ls.ite_list(sys_null, systems_emptied(st.list), st.list)
+        after = apply_array(ch, k, steps_list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before), also=sys_null if sw.g7_null_skipped else False)
+        # G7: an AI SDK system entry adds nothing (the mutant adds its text as a system message)
+        sdk_entry = L.and_(alive, L.not_(st.threw), L.eq(e, End.AI_SDK)) if sw.g7_ai_sdk_applied else False
+        if sw.g7_ai_sdk_applied:
+            idx = sc.ending_system(k)
+            after = ListS(after.slots, tuple(L.or_(x, sdk_entry) if i == idx else x for i, x in enumerate(after.systems)), after.stale, after.opt_label, after.opt_marked)
         # G6 outcome classes: own abort; any other throw (around abort included) fails
         trips = L.and_(alive, L.not_(st.threw), L.eq(e, End.TRIPWIRE))  # an own refusal, like abort
         aborts = L.or_(trips, L.and_(alive, L.or_(L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW)))))
-        fails = L.and_(alive, L.not_(aborts), L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW))))
+        cannot_apply = False if sw.g7_null_skipped else sys_null
+        fails = L.and_(alive, L.not_(aborts), L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW)), cannot_apply))
         ok = L.and_(alive, L.not_(aborts), L.not_(fails))
         stop_carriers = [L.or_(a, b) for a, b in zip(carriers_k, all_carriers)]
-        removed = refusal_removal(st.list, record_ids, before, stop_carriers, sw)
+        removed = refusal_removal(steps_list, record_ids, before, stop_carriers, sw)
         refuses = L.or_(aborts, fails)
         final = ls.ite_list(refuses, removed, final)
         outcome = L.ite(refuses, REFUSED, outcome)
@@ -136,6 +147,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         opt_changed = L.ne(after.opt_label, before.opt_label)
         if not sw.g9_ignore_options and not sw.g9_skip_system:
             system_reads.append(ReadItem(L.and_(recording, opt_changed), after.opt_label, after.opt_marked, Tool.NONE))
+        if sw.g7_ai_sdk_applied and not sw.g9_skip_system:
+            # the mutant's system message is a system addition, read (G9, G10)
+            system_reads.append(ReadItem(L.and_(recording, sdk_entry), sc.edit_label(k), ch.emark[k], Tool.NONE))
         for j in range(J):
             idx = 1 + k * J + j
             if not sw.g9_skip_system:

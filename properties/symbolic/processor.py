@@ -15,7 +15,7 @@ from . import listops as ls
 from . import logic as L
 from .encoded import carrier_tool
 from .listops import ABSENT, Content, ListS, Slot
-from .scope import Choices, End, Kind, Op, Tool
+from .scope import NO_LABEL, Choices, End, Kind, Op, Tool
 
 
 @frozen
@@ -155,7 +155,12 @@ def current_array(st: Steps, live: Any = False) -> Received:
     return Received(tuple(has), tuple(obj), tuple(cs), tuple(cs))
 
 
-ARRAY_ENDS = (End.ARRAY, End.COPIES, End.FILTER, End.EDIT_TEXT)
+ARRAY_ENDS = (End.ARRAY, End.COPIES, End.FILTER, End.EDIT_TEXT, End.AI_SDK)
+
+
+def systems_emptied(lst: ListS) -> ListS:
+    """``replaceAllSystemMessages([])``: the untagged bucket emptied, the instructions too."""
+    return ListS(lst.slots, tuple(False for _ in lst.systems), lst.stale, NO_LABEL, False)
 
 
 @frozen
@@ -186,14 +191,15 @@ def returned_items(ch: Choices, k: int, now: Received) -> Items:
 
 
 def apply_array(
-    ch: Choices, k: int, lst: ListS, rcv: Received, items: Items, before: ListS, guarded: bool, demote: bool = False, given: Received | None = None
+    ch: Choices, k: int, lst: ListS, rcv: Received, items: Items, before: ListS, guarded: bool, demote: bool = False, given: Received | None = None,
+    also: Any = False,
 ) -> ListS:
     """G7 Applying messages / M8 ``applyMessagesToMessageList``: received ids missing from the
     array are removed; each returned object (the guard: every one; Mastra: each the list does
     not hold) replaces the message with its id, re-added (merge off) under the sources it had
     before the processor ran (guard, S3) or under the first source the checker names, else
-    input (Mastra)."""
-    is_array = L.one_of(ch.end[k], ARRAY_ENDS)
+    input (Mastra). ``also``: another ending applied as its received array (a mutant's)."""
+    is_array = L.or_(L.one_of(ch.end[k], ARRAY_ENDS), also)
     out = []
     for s in range(ch.scope.messages):
         cur = lst.slots[s]

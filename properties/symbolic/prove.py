@@ -228,7 +228,7 @@ def claims_for(mutant: str) -> list[str]:
     from ..mutants import MUTANTS
 
     own = set(MUTANTS[mutant].clause.split()) if mutant in MUTANTS else set()
-    return sorted(INVARIANTS, key=lambda n: (n not in own, -len(own & set(CLAIMS[n].clauses))))
+    return sorted(INVARIANTS, key=lambda n: (mutant not in CLAIMS[n].mutants, n not in own, -len(own & set(CLAIMS[n].clauses))))
 
 
 def refute_mutant(mutant: str, scope: Scope = DEFAULT_SCOPE, timeout: float = 60.0, names: Iterable[str] | None = None) -> Kill | None:

@@ -60,7 +60,9 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
         before = lst
         rcv = ite_received(live, received_all(before), rcv)
         st = run_steps(ch, k, before, rcv, live)
-        in_scope = L.and_(in_scope, L.implies(alive, st.in_scope))
+        # returning systemMessages [null] is left out of the raw encoding: Mastra applies the
+        # messages, empties the bucket, then throws (M8, docs/mastra-measurements.md §k k42)
+        in_scope = L.and_(in_scope, L.implies(alive, L.and_(st.in_scope, L.ne(ch.end[k], End.SYS_NULL))))
         now = current_array(st, live)
         items = returned_items(ch, k, now)
         after = apply_array(ch, k, st.list, st.received, items, before, guarded=False)

@@ -28,7 +28,7 @@ def _op(rng: random.Random, sc: Scope, carrier: int | None, present: list[int] =
 def _end(rng: random.Random, sc: Scope) -> tuple:
     e = rng.choice(list(End))
     t = rng.randrange(sc.messages) if e in (End.FILTER, End.EDIT_TEXT) else 0
-    return int(e), t, (rng.random() < 0.4 if e is End.EDIT_TEXT else False)
+    return int(e), t, (rng.random() < 0.4 if e in (End.EDIT_TEXT, End.AI_SDK) else False)
 
 
 def _slot(rng: random.Random, carrier_taken: bool, context: bool) -> tuple:
@@ -101,6 +101,7 @@ def _op_values(sc: Scope) -> list[tuple]:
 
 def _end_values(sc: Scope) -> list[tuple]:
     out = [(int(e), 0, False) for e in End if e not in (End.FILTER, End.EDIT_TEXT)]
+    out.append((int(End.AI_SDK), 0, True))  # its entry's text marked
     for t in range(sc.messages):
         out.append((int(End.FILTER), t, False))
         out += [(int(End.EDIT_TEXT), t, m) for m in (False, True)]

@@ -25,7 +25,11 @@ steps    NOP, ADD (a message, marked or clean, user or assistant, under a source
 endings  return undefined, return the list itself, return the received array, return copies
          of it, return it filtered (one id dropped), return it with one text edited, abort,
          throw, abort then throw (``try { abort() } catch { throw }``), throw a TripWire (rethrown
-         unchanged under the guard and named as Mastra's runner names it, G6)
+         unchanged under the guard and named as Mastra's runner names it, G6), return the
+         received array with an AI SDK system entry appended (its text the ending's label:
+         Breakwater adds nothing for it, G7), return ``{messages, systemMessages: [null]}`` (the
+         bucket emptied, then the processor fails, G7; guarded mode only: the raw encoding
+         leaves it out of its scope)
 
 The agent has one deny-patterns policy (``FORBIDDEN``), then optionally an evaluator that
 throws (G12 ``policy evaluation failed``), memory bound to thread ``t1``, client tool ``loc``
@@ -85,6 +89,12 @@ class End(IntEnum):
     THROW = 7
     ABORT_THEN_THROW = 8
     TRIPWIRE = 9  # throw new TripWire(reason): rethrown, named as Mastra's runner names it (G6)
+    # the received array with an AI SDK system entry appended (``{role: 'system', content}``):
+    # Breakwater adds ``''`` for it, nothing (G7, docs/breakwater-measurements.md §5)
+    AI_SDK = 10
+    # ``{messages: received array, systemMessages: [null]}``: Mastra's replaceAllSystemMessages
+    # empties the bucket, then throws on the null entry: the processor fails (G7, §5)
+    SYS_NULL = 11
 
 
 class Src(IntEnum):
@@ -131,7 +141,13 @@ class Scope:
         return self.messages + k * self.ops + j
 
     def edit_label(self, k: int) -> int:
+        """The text an ending writes: EDIT_TEXT's, or the AI SDK system entry's."""
         return self.messages + self.processors * self.ops + k
+
+    def ending_system(self, k: int) -> int:
+        """The system entry index of processor ``k``'s AI SDK entry (after the instructions and
+        one per ADD_SYSTEM step), were it ever added."""
+        return 1 + self.processors * self.ops + k
 
     @property
     def labels(self) -> range:
@@ -293,9 +309,9 @@ def assumptions(ch: Choices) -> list:
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
             out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.ext(k, j))))
         e = ch.end[k]
-        out.append(L.and_(e >= 0, e <= 9, ch.etgt[k] >= 0, ch.etgt[k] < N))
+        out.append(L.and_(e >= 0, e <= 11, ch.etgt[k] >= 0, ch.etgt[k] < N))
         out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
-        out.append(L.implies(L.ne(e, End.EDIT_TEXT), L.not_(ch.emark[k])))
+        out.append(L.implies(L.not_(L.one_of(e, (End.EDIT_TEXT, End.AI_SDK))), L.not_(ch.emark[k])))
     return out
 
 

@@ -42,6 +42,8 @@ class Switches:
     m12_part_options_sent: bool = False
     m12_user_every_part: bool = False
     m12_metadata_sent: bool = False
+    g7_null_skipped: bool = False
+    g7_ai_sdk_applied: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -77,6 +79,8 @@ MUTANT_SWITCHES: dict[str, str] = {
     "part_provider_options_sent": "m12_part_options_sent",
     "user_message_sends_every_part": "m12_user_every_part",
     "message_metadata_sent": "m12_metadata_sent",
+    "null_system_entries_skipped": "g7_null_skipped",
+    "ai_sdk_system_entry_applied": "g7_ai_sdk_applied",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why
@@ -84,8 +88,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "input_assets_gate_skipped": "the encoding has no file or image parts, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_fetched_or_saved)",
     "text_file_data_read_raw": "the encoding has no file parts, so no file data to read (killed by I4, which renders text file data as the model receives it, decoded)",
     "stored_result_mapped": "the carrier holds one tool part, the caller's outcome; a stored result beside it on the remembered message is not encoded (killed by I4 in the battery's carrier swarm)",
-    "null_system_entries_skipped": "the encoding's processors return no object with systemMessages (their endings return undefined, the list, or arrays of messages), so no null entry to apply (killed by the property G7 null_system_entries_fail_as_measured, written from docs/breakwater-measurements.md §5, in the battery's MOVES swarm)",
-    "ai_sdk_system_entry_applied": "the encoding's returned arrays hold the messages a processor received, no system entry (killed by the property G7 ai_sdk_system_entries_add_nothing, written from docs/breakwater-measurements.md §5, in the battery's MOVES swarm)",
     "mapped_history_not_reread": "the carrier holds one tool part, the caller's outcome, read mapped among the caller's parts whatever the mutant does; only a stored result beside it tells the mutant apart, and that is not encoded (killed by I4 in the battery's carrier swarm)",
 }
 
