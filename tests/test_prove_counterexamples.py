@@ -52,8 +52,9 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     (history_input_read_unmapped), a throwing mapping (G11) and a
     throwing evaluator (G12), split system content (system_parts_read_apart), MOVE reaches
     context messages (refusal_keeps_responses) and the G7 identity claim sees what a processor
-    receives (processors_receive_input_only). Outside it: the issue-9 mutants that need file
-    parts (input_assets_gate_skipped, text_file_data_read_raw) or a stored result beside the
+    receives (processors_receive_input_only), an ADD may carry a text/plain file part
+    (text_file_data_read_raw). Outside it: the issue-9 mutants that need file URLs
+    (input_assets_gate_skipped) or a stored result beside the
     caller's outcome on the remembered message (stored_result_mapped,
     mapped_history_not_reread), each with its reason. Processors may return system entries (an
     object whose systemMessages holds null: null_system_entries_skipped; an array holding an AI
@@ -63,7 +64,6 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     part_provider_options_sent, message_metadata_sent) have switches. Every other mutant has a switch."""
     assert set(OUT_OF_SCOPE) == {
         "input_assets_gate_skipped",
-        "text_file_data_read_raw",
         "stored_result_mapped",
         "mapped_history_not_reread",
     }

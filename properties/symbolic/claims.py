@@ -20,7 +20,7 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, label_read, tool_read
+from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, label_read, tool_read
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
@@ -94,7 +94,8 @@ def prompt_known_or_read(e: Encoded) -> Any:
         # part's options, of a user message only its text and file parts (G10, G12; the
         # agreement test checks the read)
         unsent = [L.not_(x[s]) for x in (e.prompt_opts, e.prompt_reasoning, e.prompt_meta) if x]
-        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, *unsent)))
+        # a file part's text (only ADDs carry one: never stored before the call) is read
+        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, file_read(e, slot.c.flabel), *unsent)))
     sc = e.choices.scope
     for k in range(sc.processors):
         for j in range(sc.ops):
@@ -118,7 +119,7 @@ def additions_read(e: Encoded) -> Any:
             entry = L.and_(done, slot.present, L.not_(ls.only_input(slot)))
             text_ok = L.or_(known_text(e, s, slot.c), seen_text, label_read(e, slot.c.label))
             tool_ok = L.or_(seen_tool, later, tool_read(e, slot.c.tool))
-            out.append(L.implies(entry, L.and_(text_ok, tool_ok)))
+            out.append(L.implies(entry, L.and_(text_ok, tool_ok, file_read(e, slot.c.flabel))))
         for j in range(sc.ops):
             out.append(L.implies(L.and_(done, stage.systems[1 + k * sc.ops + j]), label_read(e, sc.op_label(k, j))))
         out.append(L.implies(L.and_(done, L.ne(stage.opt_label, NO_LABEL)), label_read(e, stage.opt_label)))
@@ -328,6 +329,7 @@ def same_observation(a: Encoded, b: Encoded) -> Any:
     out.append(L.implies(a.has_result, L.all_(res)))
     out.append(L.eq(a.read_on, b.read_on))
     rd = [L.eq(a.read_tool_raw, b.read_tool_raw), L.eq(a.read_tool_mapped, b.read_tool_mapped)] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
+    rd += [L.eq(x, y) for x, y in zip(a.read_files, b.read_files)]
     out.append(L.implies(a.read_on, L.all_(rd)))
     return L.all_(out)
 

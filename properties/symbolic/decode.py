@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+
 from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore, ThrowingEvaluator
-from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     Abort,
     AbortThenThrow,
@@ -26,7 +28,7 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, label_text, metadata_text, reasoning_text, result_text, split_parts
+from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, file_text, label_text, metadata_text, reasoning_text, result_text, split_parts
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -86,6 +88,10 @@ def processor(ch: Choices, k: int) -> Processor:
                 if not ch.orole[k][j]:
                     parts += (ReasoningPart(reasoning_text(label)),)
                 meta = obj(note=metadata_text(label))
+            if ch.file(k, j):
+                # a text/plain file part: its data the base64 of the file text, which the model
+                # receives decoded (Mastra sends data:text/plain;base64,<data>) and G12 reads so
+                parts += (FilePart(base64.b64encode(file_text(sc.op_label(k, j)).encode()).decode(), "text/plain"),)
             m = Message(mid(t), _role(ch.orole[k][j]), parts, created_at=created(t), metadata=meta)
             steps.append(AddMessages((m,), SOURCES[ch.src[k][j]], merge=False))
         elif o is Op.REMOVE:

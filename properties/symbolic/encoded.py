@@ -67,6 +67,7 @@ class Encoded:
     prompt_opts: tuple = ()
     prompt_reasoning: tuple = ()
     prompt_meta: tuple = ()  # the message's metadata (k36)
+    read_files: tuple = ()  # per label: its file text was read (G12; none in raw mode)
 
 
 def carrier_tool(ch: Choices) -> Any:
@@ -118,12 +119,14 @@ def loaded(ch: Choices, lst: ListS) -> ListS:
 @frozen
 class ReadItem:
     """One entry the policies read whole (or one part of it): its text label, whether that
-    text is marked, and its tool part (``Tool.NONE`` when none is read)."""
+    text is marked, its tool part (``Tool.NONE`` when none is read), and the label of its
+    ``text/plain`` file part (NO_LABEL when none is read)."""
 
     active: Any
     label: Any
     marked: Any
     tool: Any
+    flabel: Any = NO_LABEL
 
 
 def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any]:
@@ -137,6 +140,19 @@ def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any
         L.and_(L.or_(raw, mapped), ch.res_mark),
     )
     return labels, raw, mapped, marked
+
+
+def file_flags(ch: Choices, items: list[ReadItem]) -> tuple:
+    """Which file texts were read (G12: ``text/*`` file data decoded, as the model receives
+    it)."""
+    return tuple(L.any_(L.and_(i.active, L.eq(i.flabel, lab)) for i in items) for lab in ch.scope.labels)
+
+
+def file_read(e: Encoded, flabel: Any) -> Any:
+    """No file part, or its text was read."""
+    if not e.read_files:
+        return L.eq(flabel, NO_LABEL)
+    return L.or_(L.eq(flabel, NO_LABEL), L.any_(L.and_(L.eq(flabel, lab), f) for lab, f in zip(e.choices.scope.labels, e.read_files)))
 
 
 def label_read(e: Encoded, label: Any) -> Any:

@@ -9,7 +9,7 @@ from attrs import frozen
 from . import listops as ls
 from . import logic as L
 from .listops import Content, ListS, Slot
-from .scope import Choices, Kind, Tool
+from .scope import NO_LABEL, Choices, Kind, Tool
 
 
 def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False) -> ListS:
@@ -20,7 +20,7 @@ def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False) -> ListS:
     out = []
     for s in lst.slots:
         hit = L.and_(_due(ch, s, remap_moved), L.not_(ch.mapping_throws))
-        c = Content(s.c.label, s.c.marked, s.c.assistant, L.ite(hit, Tool.CACHED, s.c.tool), s.c.stamped, s.c.ext, s.c.meta, s.c.mirror)
+        c = Content(s.c.label, s.c.marked, s.c.assistant, L.ite(hit, Tool.CACHED, s.c.tool), s.c.stamped, s.c.ext, s.c.meta, s.c.mirror, s.c.flabel)
         out.append(Slot(s.present, s.mem, s.inp, s.resp, s.ctx, c, s.obj))
     return ls.with_slots(lst, tuple(out))
 
@@ -60,7 +60,7 @@ def model_step(lst: ListS) -> Stepped:
         m = L.and_(last, cur.c.assistant)
         merged.append(m)
         # the merge stamps the message's unstamped parts in place (M2, as measured)
-        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, cur.c.tool, True, cur.c.ext, cur.c.meta, cur.c.mirror)
+        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, cur.c.tool, True, cur.c.ext, cur.c.meta, cur.c.mirror, cur.c.flabel)
         out.append(ls.ite_slot(m, Slot(True, False, False, True, cur.ctx, c, cur.obj), cur))
     return Stepped(ls.with_slots(lst, tuple(out)), tuple(merged), L.not_(L.any_(merged)))
 
@@ -102,7 +102,7 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
         cur = stepped.list.slots[s]
         b = before.slots[s]
         earlier = L.and_(b.present, b.resp)
-        tool, meta = cur.c.tool, cur.c.meta
+        tool, meta, flabel = cur.c.tool, cur.c.meta, cur.c.flabel
         for r in range(N):
             if r == s:
                 continue
@@ -111,7 +111,11 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
             tool = L.ite(brings, o.c.tool, tool)
             # M4 spreads the incoming message's metadata onto the target
             meta = L.or_(meta, L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, o.c.meta))
-        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, tool, L.or_(cur.c.stamped, earlier), cur.c.ext, meta, cur.c.mirror)
+            # its file part joins the target too: the target's first file part is its own, else
+            # the first one brought
+            brings_file = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.flabel, NO_LABEL), L.eq(flabel, NO_LABEL))
+            flabel = L.ite(brings_file, o.c.flabel, flabel)
+        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, tool, L.or_(cur.c.stamped, earlier), cur.c.ext, meta, cur.c.mirror, flabel)
         out.append(Slot(cur.present, cur.mem, cur.inp, cur.resp, cur.ctx, c, cur.obj))
     return ls.with_slots(stepped.list, tuple(out))
 
@@ -151,7 +155,7 @@ def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstam
         saved = L.and_(saving, slot.present, L.or_(slot.inp, slot.resp))
         c = slot.c
         if unstamped is not None:
-            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(L.and_(merged[s], L.not_(restamped)), unstamped.slots[s].c.stamped, c.stamped), c.ext, c.meta, c.mirror)
+            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(L.and_(merged[s], L.not_(restamped)), unstamped.slots[s].c.stamped, c.stamped), c.ext, c.meta, c.mirror, c.flabel)
         rows.append(
             Row(
                 L.or_(saved, is_stored(ch, s)),

@@ -30,6 +30,7 @@ from .encoded import (
     loaded,
     prepared,
     read_flags,
+    file_flags,
 )
 from .listops import ABSENT, ListS, Slot
 from .processor import apply_array, current_array, received_all, returned_items, run_steps, systems_emptied
@@ -183,18 +184,20 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         # message the caller passed (the very object, a returned copy, or moved unchanged under
         # any source), read whole
         context = L.and_(slot.present, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
-        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool))
+        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel))
         items_read.append(ReadItem(both, -2, False, slot.c.tool))
-        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool))
+        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel))
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
         whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
         already = L.and_(whole, ls.same_fingerprint(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
-        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool))
+        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel))
     items_read.extend(system_reads)
     labels, raw, mapped_t, marked = read_flags(ch, items_read)
+    # G12: text file data read decoded (the mutant reads the base64 string: no file text)
+    files = tuple(False for _ in labels) if sw.g12_file_data_raw else file_flags(ch, items_read)
     evaluating = L.and_(alive, L.not_(map_fail))  # the policies run (G12)
     deny = L.and_(evaluating, marked)
     # G12: the evaluator after deny-patterns throws: policy evaluation failed (the mutant skips it)
@@ -286,6 +289,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         result_mem=tuple(L.and_(listed, s.present, s.mem) for s in final.slots),
         read_on=policies_ran,
         read_labels=tuple(L.and_(policies_ran, x) for x in labels),
+        read_files=tuple(L.and_(policies_ran, x) for x in files),
         read_tool_raw=L.and_(policies_ran, raw),
         read_tool_mapped=L.and_(policies_ran, mapped_t),
         base=base,

@@ -35,6 +35,10 @@ class Content:
     # Mastra's legacy ``content.toolInvocations`` mirror, which the merge of a tool result
     # writes (M3 fold of the carrier's result); only G9's fingerprint sees it (``same_fingerprint``)
     mirror: Any = False
+    # the label of the ``text/plain`` file part an ADD's message carries (``Choices.ofile``):
+    # its data is the base64 of ``file_text(label)``, which the model receives decoded and the
+    # guard reads decoded (G12); NO_LABEL when none
+    flabel: Any = NO_LABEL
 
 
 @frozen
@@ -109,14 +113,14 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror, c.flabel)
 
 
 def same_content(a: Content, b: Content) -> Any:
     """G9 fingerprint equality of two messages with one id: role and content (text, stamps,
-    tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``). Labels are unique
-    per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta))
+    tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``;
+    a file part: ``flabel``). Labels are unique per text, so equal labels mean equal texts."""
+    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel))
 
 
 def same_fingerprint(a: Content, b: Content) -> Any:
@@ -145,7 +149,7 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
         L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta, c.mirror), obj,
+        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta, c.mirror, c.flabel), obj,
     )
 
 

@@ -9,12 +9,14 @@ the prompt, thread t1 after the call, the title, the result's ids, and what the 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
 import z3
 
-from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.reference.reading import cached_output
 from guardspec.model.values import UNDEFINED, JsObject
@@ -44,6 +46,19 @@ from .scope import MARKER, NO_LABEL, Scope, Tool
 
 TXT = re.compile(r"^txt(\d{3})")
 EXT = re.compile(r"(cit|rsn|met)\d{3}")
+FIL = re.compile(r"^fil(\d{3})$")
+
+
+def _file_label(m: Message) -> int:
+    """The label of the message's first file part: its base64 data decoded (``fil<label>``)."""
+    f = next((p for p in m.parts or () if isinstance(p, FilePart)), None)
+    if f is None:
+        return NO_LABEL
+    try:
+        g = FIL.match(base64.b64decode(f.data).decode()) if isinstance(f.data, str) else None
+    except (binascii.Error, UnicodeDecodeError):
+        g = None
+    return int(g.group(1)) if g else -99
 
 
 def content_of(m: Message) -> tuple:
@@ -67,7 +82,7 @@ def content_of(m: Message) -> tuple:
     # an ADD's extra content: the first text part's providerOptions, a reasoning part
     opts = text is not None and text.provider_options is not UNDEFINED
     reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED)
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m))
 
 
 def _slot_index(mid: str) -> int | None:
@@ -191,6 +206,8 @@ def of_run(sc: Scope, ex: Any) -> dict:
             # under the guard (docs/breakwater-measurements.md §9)
             _raw_result_read(read, ex.mode.value == "guarded"),
             "mapped:" in read,
+            # the text of a file part, decoded (G12; raw mode's naive reading keeps the base64)
+            tuple(l for l in sc.labels if f"fil{l:03d}" in read),
         )
         if ex.mode.value == "guarded":
             # an ADD's citation or a user message's reasoning: the guard reads neither
@@ -214,7 +231,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         opts = ext if opts is None else v(opts)
         reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
         meta = v(c.meta) if meta is None else v(meta)
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta)
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel))
 
     def sent(i: int, sl: Any) -> tuple:
         """A prompt message as sent (M12: no part options; a user message's text parts only;
@@ -262,7 +279,8 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
     if e.mode == "guarded" and not v(e.read_on):
         out["read"] = None
     else:
-        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped))
+        files = tuple(l for l, f in zip(sc.labels, e.read_files) if v(f)) if e.read_files else ()
+        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped), files)
         if e.mode == "guarded":
             out["read"] += (False,)  # the guard reads no ADD's citation nor a user reasoning part
     return out

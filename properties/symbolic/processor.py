@@ -94,7 +94,7 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
         for s in range(N):
             old = lst.slots[s]
             hit = L.eq(t, s)
-            added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False, ch.ext(k, j), ch.ext(k, j)), 100 + label)
+            added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False, ch.ext(k, j), ch.ext(k, j), flabel=L.ite(ch.file(k, j), label, NO_LABEL)), 100 + label)
             # MOVE: the literal copy (the carrier as memory loaded it, with the caller's result)
             is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
             with_result = L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT))
@@ -102,7 +102,7 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
             copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(with_result, outcome, Tool.NONE), False)
             moved = ls.of_source(ch.src[k][j], copy, 100 + label)
             ok = L.and_(ok, L.implies(L.and_(is_add, hit), in_scope))
-            edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped, old.c.ext, old.c.meta, old.c.mirror)  # the part's options, other parts, metadata kept
+            edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped, old.c.ext, old.c.meta, old.c.mirror, old.c.flabel)  # the part's options, other parts, metadata kept
             edited = Slot(old.present, old.mem, old.inp, old.resp, old.ctx, edited_c, old.obj)
             do_edit = L.and_(is_edit, hit, old.present)
             new = ls.ite_slot(
@@ -186,7 +186,7 @@ def returned_items(ch: Choices, k: int, now: Received) -> Items:
         h = now.heap[s]
         rcv = now
         obj.append(L.ite(L.eq(e, End.COPIES), 200 + k * sc.messages + s, L.ite(edit, 300 + k, rcv.obj[s])))
-        cs.append(ls.ite_content(edit, Content(sc.edit_label(k), ch.emark[k], h.assistant, h.tool, h.stamped, h.ext, h.meta, h.mirror), h))
+        cs.append(ls.ite_content(edit, Content(sc.edit_label(k), ch.emark[k], h.assistant, h.tool, h.stamped, h.ext, h.meta, h.mirror, h.flabel), h))
     return Items(tuple(has), tuple(obj), tuple(cs))
 
 

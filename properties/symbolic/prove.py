@@ -89,9 +89,12 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
             for j in range(sc.ops):
                 if ch.op[k][j] != Op.NOP:
                     oext = grid_set(ch.oext, k, j, False) if ch.oext else ch.oext
-                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext))
+                    ofile = grid_set(ch.ofile, k, j, False) if ch.ofile else ch.ofile
+                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext, ofile=ofile))
                 if ch.ext(k, j):
                     candidates.append(evolve(ch, oext=grid_set(ch.oext, k, j, False)))
+                if ch.file(k, j):
+                    candidates.append(evolve(ch, ofile=grid_set(ch.ofile, k, j, False)))
             if ch.end[k] != End.UNDEFINED:
                 candidates.append(evolve(ch, end=tup_set(ch.end, k, int(End.UNDEFINED)), etgt=tup_set(ch.etgt, k, 0), emark=tup_set(ch.emark, k, False)))
         for s in range(sc.messages):

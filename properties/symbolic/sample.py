@@ -76,7 +76,9 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # the one sequence like every other choice (a sequence of their own once kept the tests'
     # later calls as they were, and hid a disagreement, docs/proofs.md)
     ch = evolve(ch, oext=tuple(tuple(o == Op.ADD and rng.random() < 0.4 for o in row) for row in ch.op))
-    return evolve(ch, car_err=carrier is not None and rng.random() < 1 / 3)
+    ch = evolve(ch, car_err=carrier is not None and rng.random() < 1 / 3)
+    # an ADD's text/plain file part, a third of the time
+    return evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 1 / 3 for o in row) for row in ch.op))
 
 
 def _slot_values(sc: Scope) -> list[tuple]:

@@ -186,6 +186,11 @@ def reasoning_text(label: int) -> str:
     return f"rsn{label:03d}"
 
 
+def file_text(label: int) -> str:
+    """The text an ADD's ``text/plain`` file part holds (``ofile``), as the model receives it."""
+    return f"fil{label:03d}"
+
+
 def result_text(marked: bool) -> str:
     return f"res {MARKER}" if marked else "res-clean"
 
@@ -224,12 +229,18 @@ class Choices:
     # writes no legacy ``toolInvocations`` mirror (docs/breakwater-measurements.md §12), so a
     # literal copy of the folded carrier matches it
     car_err: Any = False
+    # [k][j] ADD: the added message also carries a ``text/plain`` file part whose data is the
+    # base64 of ``file_text(label)`` (the model receives it decoded; G12 reads it decoded)
+    ofile: tuple = ()
+
+    def file(self, k: int, j: int) -> Any:
+        return self.ofile[k][j] if self.ofile else False
 
     def ext(self, k: int, j: int) -> Any:
         return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -263,6 +274,7 @@ def symbolic(scope: Scope) -> Choices:
         B("actor_service"),
         grid("oext", B),
         B("car_err"),
+        grid("ofile", B),
     )
 
 
@@ -308,6 +320,7 @@ def assumptions(ch: Choices) -> list:
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.ADD_SYSTEM))), L.not_(ch.orole[k][j])))
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
             out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.ext(k, j))))
+            out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.file(k, j))))
         e = ch.end[k]
         out.append(L.and_(e >= 0, e <= 11, ch.etgt[k] >= 0, ch.etgt[k] < N))
         out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
@@ -354,6 +367,8 @@ def pin(sym: Choices, val: Choices) -> list:
         b = getattr(val, f)
         if f == "oext" and not b:  # choices made without the grid: no ADD carries extra content
             b = tuple(tuple(False for _ in row) for row in sym.oext)
+        if f == "ofile" and not b:  # no ADD carries a file part
+            b = tuple(tuple(False for _ in row) for row in sym.ofile)
         if f == "car_err":
             b = bool(b)
         go(getattr(sym, f), b)
