@@ -15,7 +15,7 @@ from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode
 from guardspec.properties.symbolic.sample import random_choices
-from guardspec.properties.symbolic.scope import assumptions, Choices, End, Kind, LoopC, Op, Scope, Src, Tool
+from guardspec.properties.symbolic.scope import NO_LABEL, assumptions, Choices, End, Kind, LoopC, Op, Scope, Src, Tool
 
 SCOPE = Scope(5, 3, 3, call_context=False)
 
@@ -40,7 +40,8 @@ def test_the_measured_call_merges_the_carrier_into_the_reply_target(mode):
     ex = execute(scenario(ch), mode)
     run = of_run(SCOPE, ex)
     slots = dict(run["list"][0])
-    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False))
+    # (the last field: the label of a file part; none here)
+    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False, NO_LABEL))
     assert slots[3][0] == (False, False, True, False) and slots[3][1][3] == int(Tool.RESULT)
     assert not disagreements(run, of_encoding(encode(ch, mode)))
 
