@@ -62,7 +62,10 @@ def timeline(scenario: Scenario, mode: Mode, title: str, origin: str, violation:
     cols, rows = _columns(trace)
     before = _bound_thread(scenario)
     before_lines = {f"{m.id} {render_entry(m)}" for m in (before.messages if before else ())}
-    stored = [{"id": m.id, "text": _short(render_entry(m)), "new": f"{m.id} {render_entry(m)}" not in before_lines} for m in (o.stored or ())]
+    # new or changed: compared as values, so that a change the rendering does not show (a part
+    # stamp a raw durable save adds, I1) is drawn too
+    kept = before.messages if before else ()
+    stored = [{"id": m.id, "text": _short(render_entry(m)), "new": m not in kept} for m in (o.stored or ())]
     if mode is Mode.GUARDED:
         read = o.read or ""
     else:
