@@ -65,7 +65,7 @@ def fingerprint(entry: Message | SystemMessage) -> tuple:
 
 def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
     """G9 Fingerprint: of a message its id, role and content (parts, part stamps, metadata and
-    the legacy ``toolInvocations`` mirror a merge leaves, docs/breakwater-measurements.md §12,
+    the legacy ``toolInvocations`` mirror a merge leaves, docs/breakwater-measurements.md §14,
     included); of a system message its content, providerOptions and
     experimental_providerMetadata. Undefined properties count as missing; accessors and
     functions count by identity and are never called."""

@@ -89,7 +89,7 @@ def test_g9_moved_remembered_outcome_message_is_recorded_even_when_unchanged():
     assert obs.outcome.reason == "policy 'stored' denied the input"
 
 
-# -- the legacy toolInvocations mirror (docs/breakwater-measurements.md §12) ---------------------
+# -- the legacy toolInvocations mirror (docs/breakwater-measurements.md §14) ---------------------
 
 MIRROR_HISTORY = stored(user("u0", "where am I?", 1), assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2))
 

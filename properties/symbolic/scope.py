@@ -116,7 +116,7 @@ class Tool(IntEnum):
     """The carrier's tool part: none, the stored pending call, the caller's result, the result
     with its mapped output cached (M11), the caller's outcome an error (``output-error``, its
     error text the result text: read and sent as that text, never mapped, and no entry in the
-    legacy ``toolInvocations`` mirror, docs/breakwater-measurements.md §12)."""
+    legacy ``toolInvocations`` mirror, docs/breakwater-measurements.md §14)."""
 
     NONE = 0
     CALL = 1
@@ -226,7 +226,7 @@ class Choices:
     # message holds a reasoning part (``rsn<label>``)
     oext: tuple = ()
     # the carrier's outcome is an error (``output-error``) rather than a result: M3's fold then
-    # writes no legacy ``toolInvocations`` mirror (docs/breakwater-measurements.md §12), so a
+    # writes no legacy ``toolInvocations`` mirror (docs/breakwater-measurements.md §14), so a
     # literal copy of the folded carrier matches it
     car_err: Any = False
     # [k][j] ADD: the added message also carries a ``text/plain`` file part whose data is the
