@@ -18,6 +18,8 @@ from typing import Any, Iterable
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, structured_clone
 
+from .errors import MastraError
+from .jsvalues import to_string
 from .messagelist import StepStartPart
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
@@ -94,9 +96,18 @@ def base64_text(payload: str) -> str:
 def media_values(p: FilePart | ImagePart) -> list[Any]:
     """G12 A file (or image) part: its media type, and for a ``text/*`` media type
     (any case) its data: a URL as the URL, anything else as the base64 Mastra's conversion
-    wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``). Data that is not a
-    string (an object, a number) is not classified. Other media types read their type only."""
+    wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``); a data URI is read
+    as its payload (the text after the first comma) under the part's own media type, its own
+    type never read (Mastra's rewrite, k44). An array is read as ``String(array)`` (k18). Other
+    data that is not a string (an object, a number) is not classified. Other media types read their type only."""
     data, media = p.data, p.media_type
+    if isinstance(data, tuple):
+        # M12 k18: an array reaches the policies as ``String(data)`` (its elements joined by
+        # commas), as the model receives it (docs/breakwater-measurements.md §16)
+        try:
+            data = to_string(data)
+        except (MastraError, TypeError):
+            raise NotClassified("file data is not a string or URL") from None
     if not isinstance(data, str) or not isinstance(media, str):
         raise NotClassified("file data is not a string or URL")
     values: list[Any] = [media]
@@ -104,12 +115,11 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
         if media.lower().startswith("text/"):
             values.append(data)
         return values
-    if data.lower().startswith("data:"):
-        header, _, rest = data.partition(",")
-        url_media = header.split(";")[0].partition(":")[2]
-        payload = rest.split(",")[0]
-    else:
-        url_media, payload = media.split(";")[0], data.split(",")[0]
+    # M12 k44: Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>``
+    # before the policies read it, so the URI's own media type is never read
+    # (docs/breakwater-measurements.md §15).
+    payload = (data.partition(",")[2] if data.lower().startswith("data:") else data).split(",")[0]
+    url_media = media.split(";")[0]
     if url_media != media:
         values.append(url_media)
     if url_media.lower().startswith("text/"):

@@ -158,3 +158,28 @@ def test_g12_failed_evaluation_event_names_policy_and_answer_channel():
     obs = _run(user("u1", "hello", 10), policies=(NoDecision("mute"),))
     (e,) = events(obs, "agent.input.policy")
     assert (e.decision, e.reason, dict(e.detail)) == ("error", "policy evaluation failed", {"policy": "mute", "channel": "answer"})
+
+
+def test_g12_data_uri_is_read_under_the_parts_own_media_type():
+    """M12 k44 / G12 (docs/breakwater-measurements.md §15): measured on the Breakwater 0.17.0
+    build (seed 8422 cases 41, 449, 450, 457): a data URI of another media type is read as its
+    payload under the part's type; the URI's own type is never read."""
+    uri = "data:text/plain;base64,bm90ZS0wMg=="  # "note-02"
+    assert _run(Message("u1", Role.USER, (FilePart(uri, "text/markdown"),), 10)).read == "text/markdown\nnote-02"
+    assert _run(Message("u1", Role.USER, (FilePart(uri, "image/png"),), 10)).read == "image/png"
+    image_uri = "data:image/png;base64,bm90ZS0wMg=="
+    assert _run(Message("u1", Role.USER, (FilePart(image_uri, "TEXT/Markdown"),), 10)).read == "TEXT/Markdown\nnote-02"
+
+
+def test_g12_array_file_data_is_read_as_its_string():
+    """M12 k18 / G12 (docs/breakwater-measurements.md §16): measured on the Breakwater 0.17.0
+    build (seed 8422 case 459): text file data that is an array is read as ``String(array)``,
+    its payload before the first comma: ``[[]]`` and ``[null, 'aGk=']`` read nothing, ``['aGk=']``
+    reads ``hi``, ``[[1]]`` (``"1"``, not base64) is not classified."""
+    def read(data):
+        return _run(Message("u1", Role.USER, (FilePart(data, "text/plain"), TextPart("t")), 10)).read
+
+    assert read(((),)) == "text/plain\nt"
+    assert read(("aGk=",)) == "text/plain\nhi\nt"
+    assert read((None, "aGk=")) == "text/plain\nt"
+    assert read(((1,),)) is None
