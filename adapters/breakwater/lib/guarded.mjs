@@ -195,7 +195,7 @@ async function runOnClock(scenario, call, bw) {
     outcome = outcomeOfThrow(err);
   }
   // durable finalisation (saves) runs after generate() resolves
-  if (loop === 'durable') await settle(memory, call.memory?.thread, model);
+  if (loop === 'durable') await settle(memory, call.memory?.thread, model, { titled: Boolean(bound && agentSpec.memory?.generateTitle) });
 
   const observation = { guardspec: 1, outcome, audit: events };
   observation.prompts = model.calls.filter(c => !isTitleRequest(c.prompt)).map(c => promptFromMastra(c.prompt));

@@ -211,7 +211,7 @@ export async function runScenario(req) {
     }
     // finalisation (saves, title) runs after generate() resolves: wait until storage and the
     // model have been idle for a while
-    await settle(memory, call.memory?.thread, model);
+    await settle(memory, call.memory?.thread, model, { titled: Boolean(bound && agentSpec.memory?.generateTitle) });
   } else {
     const agent = new Agent(agentConfig);
     try {
@@ -230,7 +230,7 @@ export async function runScenario(req) {
     } catch (err) {
       outcome = { kind: 'failed', error: errorText(err) };
     }
-    if (bound && agentSpec.memory?.generateTitle) await settle(memory, bound.thread, model);
+    if (bound && agentSpec.memory?.generateTitle) await settle(memory, bound.thread, model, { titled: true });
   }
   observation.outcome = outcome;
   observation.prompts = model.calls.filter(c => !isTitleRequest(c.prompt)).map(c => promptFromMastra(c.prompt));

@@ -133,8 +133,14 @@ export function errorText(err) {
 
 export const sleep = t => new Promise(r => setTimeout(r, t));
 
-/** Wait until the thread's stored state and the model's call count stop changing. */
-export async function settle(memory, threadId, model, { quietMs = 60, maxMs = 3000 } = {}) {
+/**
+ * Wait until the thread's stored state and the model's call count stop changing. With `titled`
+ * (titles on for a bound thread), the quiet spell lasts `titleQuietMs` until the model has been
+ * asked for a title: under load the title request can come later than a short quiet spell after
+ * the save (seen as a missing durable title at load 4-5, seed 20261312 case 3), while a call that
+ * asks for none (k33) must still end.
+ */
+export async function settle(memory, threadId, model, { quietMs = 60, maxMs = 3000, titled = false, titleQuietMs = 500 } = {}) {
   const snap = async () => {
     const calls = model.calls.length;
     if (!threadId) return `${calls}`;
@@ -153,7 +159,7 @@ export async function settle(memory, threadId, model, { quietMs = 60, maxMs = 30
     if (now !== last) {
       last = now;
       since = performance.now();
-    } else if (performance.now() - since >= quietMs) {
+    } else if (performance.now() - since >= (titled && !model.calls.some(c => isTitleRequest(c.prompt)) ? titleQuietMs : quietMs)) {
       return;
     }
   }
