@@ -11,12 +11,11 @@ import pytest
 from attrs import evolve
 
 from guardspec.model.observation import Answered, Refused
-from guardspec.properties.harness import execute
-from guardspec.properties.symbolic.decode import scenario
-from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
-from guardspec.properties.symbolic.prove import encode, refute_mutant
+from guardspec.properties.symbolic.prove import refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, Src, assumptions
+
+import agreement
 
 SCOPE = Scope(3, 2, 2, call_context=False)
 NONE2 = ((0, 0), (0, 0))
@@ -36,12 +35,7 @@ def _readd(car_err: bool, end: End, src: Src = Src.MEMORY) -> Choices:
 
 def _agree(ch: Choices, mode: str = "guarded"):
     assert all(assumptions(ch))
-    e = encode(ch, mode)
-    assert e.in_scope
-    ex = execute(scenario(ch), mode)
-    d = disagreements(of_run(SCOPE, ex), of_encoding(e))
-    assert not d, "\n".join(d)
-    return ex
+    return agreement.check(ch, mode, SCOPE, in_scope=True)
 
 
 def test_a_copy_of_a_result_carrier_moved_under_input_is_read_whole_of_an_error_carrier_is_not():
@@ -97,12 +91,9 @@ def test_encoding_agrees_on_error_carriers(mode):
             put = lambda g, v: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
             ch = evolve(ch, op=put(ch.op, int(Op.MOVE)), tgt=put(ch.tgt, 1), src=put(ch.src, rng.randrange(4)), omark=put(ch.omark, False), orole=put(ch.orole, False), oext=put(ch.oext, False), ofile=put(ch.ofile, False))
         assert all(assumptions(ch))
-        e = encode(ch, mode)
-        if not e.in_scope:
+        if agreement.check(ch, mode, SCOPE) is None:
             continue
         checked += 1
-        d = disagreements(of_run(SCOPE, execute(scenario(ch), mode)), of_encoding(e))
-        assert not d, f"{ch}\n" + "\n".join(d)
     assert checked > 100
 
 

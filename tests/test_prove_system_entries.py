@@ -13,12 +13,11 @@ from attrs import evolve
 
 from guardspec.model.messages import SystemMessage
 from guardspec.model.observation import Answered, Refused
-from guardspec.properties.harness import execute
-from guardspec.properties.symbolic.decode import scenario
-from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Scope, assumptions, label_text
+
+import agreement
 
 SCOPE = Scope(3, 2, 2, call_context=False)
 F2 = ((False, False), (False, False))
@@ -36,12 +35,7 @@ def _call(end0: End, loop: LoopC = LoopC.GENERATE, emark: bool = False) -> Choic
 
 def _agree(ch: Choices, mode: str):
     assert all(assumptions(ch))
-    e = encode(ch, mode)
-    assert e.in_scope
-    ex = execute(scenario(ch), mode)
-    d = disagreements(of_run(SCOPE, ex), of_encoding(e))
-    assert not d, "\n".join(d)
-    return ex
+    return agreement.check(ch, mode, SCOPE, in_scope=True)
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])
@@ -88,12 +82,9 @@ def test_encoding_agrees_on_returned_system_entries(mode):
             emark=tuple((end is End.AI_SDK and rng.random() < 0.4) if i == k else x for i, x in enumerate(ch.emark)),
         )
         assert all(assumptions(ch))
-        e = encode(ch, mode)
-        if not e.in_scope:
+        if agreement.check(ch, mode, SCOPE) is None:
             continue
         checked += 1
-        d = disagreements(of_run(SCOPE, execute(scenario(ch), mode)), of_encoding(e))
-        assert not d, f"{ch}\n" + "\n".join(d)
     assert checked > (100 if mode == "guarded" else 50)
 
 
