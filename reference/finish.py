@@ -130,26 +130,68 @@ def _write(rows: dict, place: dict, versions: list, thread_id: str, resource: st
             continue
         if stop and (s is _STOP or unwritable(s)):
             return False
-        s = evolve(s, thread_id=thread_id, resource_id=resource, metadata=_stored_metadata(s.metadata))
+        s = evolve(stored_content(s), thread_id=thread_id, resource_id=resource)
         place.setdefault(s.id, len(place))
         rows[s.id] = s
     return True
 
 
-def _stored_metadata(v: Any) -> Any:
-    """M13: the storage writes a message's content as JSON (k45), so its metadata is read back
-    as JSON holds it (``jsvalues.json_round_trip``): a class instance as a plain object of its
-    own properties (an empty one as ``{}``, which counts as none), a function left out
-    (measured: a processor's ``n1`` with metadata ``new Klass()`` or a ``Klass`` holding
-    ``a: 1``, memory on, generate and durable: stored with none and with ``{a: 1}``;
-    docs/mastra-measurements.md §k k52). Metadata JSON cannot write is left as it is (the save
-    stops there, or the guarded path does not model it)."""
-    if v is UNDEFINED:
+def _as_json(v: Any) -> Any:
+    """One slot of a message's content as the storage reads it back (``jsvalues.json_round_trip``);
+    a value JSON cannot write is left as it is (the raw save stops before it, ``unwritable``;
+    the guarded path does not model that failure)."""
+    if v is UNDEFINED or isinstance(v, str):
         return v
     try:
         return json_round_trip(v)
     except MastraError:
         return v
+
+
+# the slots of each part kind that hold a caller's or a processor's value (the others are
+# strings, numbers or enums, which JSON keeps)
+_JSON_SLOTS = {
+    TextPart: ("text", "provider_options"),
+    FilePart: ("data",),
+    ImagePart: ("data",),
+    ToolPart: ("args", "result", "error_text", "approval", "provider_metadata"),
+}
+
+
+def _stored_part(p: Any) -> Any:
+    slots = _JSON_SLOTS.get(type(p)) or (_JSON_SLOTS[TextPart] if isinstance(p, TextPart) else ())
+    changes = {}
+    for f in slots:
+        v = getattr(p, f)
+        w = _as_json(v)
+        if w is not v and not (type(w) is type(v) and w == v):
+            changes[f] = w
+    return evolve(p, **changes) if changes else p
+
+
+def stored_content(m: Message) -> Message:
+    """M13 storage: the storage writes each message's content as JSON and lists it back parsed
+    (``content: JSON.stringify(message.content)``, ``InMemoryMemory``; k45), so every saved slot
+    is what JSON holds (``jsvalues.json_round_trip``): the message's metadata (a class instance as a
+    plain object of its own properties, an empty one as ``{}``, which counts as none; k52), a file
+    part's data, a tool part's args, result, errorText, approval and providerMetadata, a text
+    part's text and providerOptions: getters read, a function or undefined property left out
+    (``null`` in an array; a whole slot: no key), NaN and the infinities ``null``. Each loop
+    alike (measured: caller ``[c00, a01 <slot>, c02]``, memory on, generate, stream and durable,
+    each slot with ``[[null, undefined], []]``, ``Klass {a: 1}``, ``new Klass()``,
+    ``{a: fn, b: 1}``, ``{a: undefined, b: 1}``, ``{a: NaN}``, ``{a: <getter x>}``, a function,
+    NaN; docs/mastra-measurements.md §k k53)."""
+    if not m.parts and m.metadata is UNDEFINED:
+        return m
+    parts = m.parts
+    if parts:
+        new = tuple(_stored_part(p) for p in parts)
+        if any(a is not b for a, b in zip(new, parts)):
+            parts = new
+    meta = _as_json(m.metadata)
+    if parts is m.parts and meta is m.metadata:
+        return m
+    return evolve(m, parts=parts, metadata=meta)
 
 
 def _put(store: ThreadStore, thread: Thread, rows: dict, place: dict) -> ThreadStore:
@@ -247,11 +289,12 @@ def result(lst: MessageList, text: str, finish_reason: str) -> Result:
 
 def as_stored(store: ThreadStore) -> ThreadStore:
     """M13 storage: the scenario's threads as Mastra's storage holds them, in the stored
-    format (an image part is a file part, ``messagelist.as_db_message``)."""
+    format (an image part is a file part, ``messagelist.as_db_message``), each slot as JSON
+    holds it (the adapter seeds them through the storage's ``saveMessages``, ``stored_content``)."""
     changed = False
     threads = []
     for t in store.threads:
-        msgs = tuple(as_db_message(m) for m in t.messages)
+        msgs = tuple(stored_content(as_db_message(m)) for m in t.messages)
         if any(a is not b for a, b in zip(msgs, t.messages)):
             changed = True
             t = evolve(t, messages=msgs)
