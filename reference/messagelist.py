@@ -162,7 +162,11 @@ class MessageList:
 
 def checker(lst: MessageList) -> dict[str, Source]:
     """M1 ``makeMessageSourceChecker()``: snapshot id → first source in memory, input,
-    response, context order."""
+    response, context order. The snapshot is taken of the source sets, not of the list: a
+    message ``clear.input.db()`` took off the list is still in its other sets (``detached``), so
+    its id keeps that source though no slot holds it, and a processor returning the object
+    re-adds it there (``createSourceChecker`` maps each set's messages to ids; measured,
+    docs/mastra-measurements.md §k k54)."""
     out: dict[str, Source] = {}
     extra: dict[str, set[Source]] = {}
     for i, src in lst.detached:
@@ -173,6 +177,9 @@ def checker(lst: MessageList) -> dict[str, Source]:
             if src in have:
                 out.setdefault(s.message.id, src)
                 break
+    for i, have in extra.items():
+        if i not in out:
+            out[i] = next(src for src in SOURCE_ORDER if src in have)
     return out
 
 

@@ -365,3 +365,53 @@ def test_k53_a_thread_seeded_through_the_storage_holds_json_too(loop, slot):
     o = normalise_observation(model_observation(sj, "raw"), sj)
     assert o["stored"][0]["id"] == "a01"
     assert o["stored"][0]["parts"][-1][slot] == {"b": 1}
+
+
+# -- k54: a cleared message keeps its memory source for the checker -------------------------------
+
+# adapter runs (scratch m10/k54/base-*.json): thread t1 [u0, a0 (text, call tc1)], caller
+# [a0 (tc1 approval-responded), c00]; p1 clears the input and returns false, p2 returns the array it
+# received (p1's, holding the caller's a0 and c00): Mastra re-adds a0 under memory
+K54_A0_CALLER = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
+    {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "approval-responded",
+     "args": {"q": "note-19"}, "approval": {"approved": False, "reason": "r"}}]}
+K54_THREAD = [
+    {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-25"}]},
+    {"id": "a0", "role": "assistant", "createdAt": 2, "threadId": "t1", "resourceId": "r1", "parts": [
+        {"type": "text", "text": "note-18"},
+        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-19"}}]},
+]
+K54_PROCESSORS = [
+    {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}], "end": {"return": {"primitive": False}}},
+    {"id": "p2", "hooks": ["processInput"], "steps": [],
+     "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": []}}}},
+]
+
+
+def _k54(loop):
+    c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-17"}]}
+    call = {"loop": loop, "actor": ACTOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}, "messages": [K54_A0_CALLER, c00]}
+    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": K54_PROCESSORS,
+          "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}]},
+          "call": call, "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": K54_THREAD}]}
+    return normalise_observation(model_observation(sj, "raw"), sj)
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_k54_a_cleared_memory_message_returned_again_is_re_added_under_memory(loop):
+    o = _k54(loop)
+    assert o["result"]["rememberedMessages"] == ["u0", "a0"]
+    listed = {e["message"]["id"]: e for e in o["list"]["messages"]}
+    assert listed["a0"]["sources"] == ["memory"]
+    assert listed["c00"]["sources"] == ["input"]
+    # re-added under memory: the caller's merged a0, its parts not stamped
+    assert [p.get("state") for p in listed["a0"]["message"]["parts"]] == [None, "approval-responded"]
+    assert all("createdAt" not in p for p in listed["a0"]["message"]["parts"])
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_k54_the_re_added_memory_message_is_not_saved_again(loop):
+    o = _k54(loop)
+    a0 = [m for m in o["stored"] if m["id"] == "a0"][0]
+    assert [p.get("state") for p in a0["parts"]] == [None, "call"]
+    assert [m["id"] for m in o["stored"]][:3] == ["u0", "a0", "c00"]
