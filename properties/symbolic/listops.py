@@ -173,11 +173,12 @@ def add(old: Slot, src: Any, c: Content, obj: Any) -> tuple[Slot, Any]:
 
 def first_source(s: Slot, stale: Any = False) -> Any:
     """M1 source checker: the first source in memory, input, response, context order (a stale
-    memory reference counts); input for an id it does not know (M8)."""
+    memory reference counts, on the list or not: the checker maps the source sets' members to
+    ids, docs/mastra-measurements.md §k k54); input for an id it does not know (M8)."""
     return L.ite(
-        L.not_(s.present),
-        Src.INPUT,
-        L.ite(L.or_(s.mem, stale), Src.MEMORY, L.ite(s.inp, Src.INPUT, L.ite(s.resp, Src.RESPONSE, L.ite(s.ctx, Src.CONTEXT, Src.INPUT)))),
+        L.or_(stale, L.and_(s.present, s.mem)),
+        Src.MEMORY,
+        L.ite(L.not_(s.present), Src.INPUT, L.ite(s.inp, Src.INPUT, L.ite(s.resp, Src.RESPONSE, L.ite(s.ctx, Src.CONTEXT, Src.INPUT)))),
     )
 
 
