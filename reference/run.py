@@ -153,6 +153,12 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
         lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
         threads, unsaved = _finalise(scenario, lst, threads, titles)
         err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
+        if not durable and not guarded and scenario.agent.memory is not None:
+            # with memory, generate and stream still read the result text back from the response
+            # messages: when that throws (k8) its error is the call's (measured, k55)
+            broken = response_conversion_error(lst)
+            if broken:
+                return lst, None, threads, "", ReadBackError(broken), unsaved
         return lst, None, threads, "", err, unsaved
     lst, sent = model_step(lst, scenario.call.reply)
     if trace:
@@ -194,14 +200,25 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     return lst, sent, threads, text, broken, unsaved
 
 
+class ReadBackError(str):
+    """M13: the read-back error of a generate/stream call whose asset download failed (k55): it
+    replaces ``DOWNLOAD_ASSETS_FAILED``."""
+
+
 def _failed_after_chain(loop: Loop, sent: Any, broken: str | None, unsaved: bool = False) -> Failed | None:
     """M12/M13 failures after the processors: the asset download (no model call: ``sent`` is
     None, ``broken`` the error) or the result-text read-back. When the save failed
     (``unsaved``, k45) the memory output processor's workflow failed: generate rejects with
     ``PROCESSOR_WORKFLOW_FAILED``, stream resolves (finishReason ``error``) even after a failed
-    asset download, the durable loop is unchanged (measured)."""
+    asset download, the durable loop is unchanged (measured). With memory, a failed download
+    is followed by the read-back of the result text on generate and stream: when that throws
+    (``ReadBackError``), generate rejects with the read-back's error and stream resolves
+    (finishReason ``error``), whatever the download (measured, docs/mastra-measurements.md §k
+    k55)."""
     if unsaved and loop is Loop.GENERATE:
         return Failed("PROCESSOR_WORKFLOW_FAILED")
+    if isinstance(broken, ReadBackError):
+        return _broken_read_back(loop, broken)
     if sent is None:
         return None if unsaved and loop is Loop.STREAM else Failed(broken)
     return _broken_read_back(loop, broken) if broken else None

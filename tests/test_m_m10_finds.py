@@ -415,3 +415,36 @@ def test_k54_the_re_added_memory_message_is_not_saved_again(loop):
     a0 = [m for m in o["stored"] if m["id"] == "a0"][0]
     assert [p.get("state") for p in a0["parts"]] == [None, "call"]
     assert [m["id"] for m in o["stored"]][:3] == ["u0", "a0", "c00"]
+
+
+# -- k55: a failed download, then the read-back of the result text -------------------------------
+
+# adapter runs (scratch m10/k55/simple.py): caller c00 [file "note-16" text/plain], which fails the
+# download; a processor adds a0 [tool tc1 approval-requested] as a response message
+K55_ERROR = ('AI_MessageConversionError: ToolInvocation must have a result: '
+             '{"state":"approval-requested","toolCallId":"tc1","toolName":"lookup","args":{"q":"note-12"}}')
+
+
+def _k55(loop, memory):
+    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
+        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "approval-requested", "args": {"q": "note-12"}}]}
+    c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "file", "data": "note-16", "mediaType": "text/plain"}]}
+    return _run(loop, [_adds([a0], "response")], [c00], memory=memory)
+
+
+@pytest.mark.parametrize("loop, memory, outcome", [
+    ("generate", True, {"kind": "failed", "error": K55_ERROR}),
+    ("stream", True, {"kind": "answered"}),
+    ("durable", True, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
+    ("generate", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
+    ("stream", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
+    ("durable", False, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
+])
+def test_k55_with_memory_the_read_back_error_replaces_the_download_failure(loop, memory, outcome):
+    o = _k55(loop, memory)
+    assert o["outcome"] == outcome
+    assert o["prompts"] == []  # the model was never called
+    if loop == "stream" and memory:
+        assert o["result"]["text"] == "" and o["result"]["finishReason"] == "error"
+    if memory:  # the turn was saved with its error response (k13)
+        assert [m["id"] for m in o["stored"]][:2] == ["a0", "c00"] and len(o["stored"]) == 3
