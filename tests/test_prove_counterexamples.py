@@ -53,20 +53,15 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     throwing evaluator (G12), split system content (system_parts_read_apart), MOVE reaches
     context messages (refusal_keeps_responses) and the G7 identity claim sees what a processor
     receives (processors_receive_input_only), an ADD may carry a text/plain file part
-    (text_file_data_read_raw). Outside it: the issue-9 mutants that need file URLs
-    (input_assets_gate_skipped) or a stored result beside the
-    caller's outcome on the remembered message (stored_result_mapped,
-    mapped_history_not_reread), each with its reason. Processors may return system entries (an
+    (text_file_data_read_raw), the carrier may hold a stored result beside the caller's
+    outcome (stored_result_mapped, mapped_history_not_reread). Outside it: the issue-9 mutant
+    that needs file URLs (input_assets_gate_skipped), with its reason. Processors may return system entries (an
     object whose systemMessages holds null: null_system_entries_skipped; an array holding an AI
     SDK system entry: ai_sdk_system_entry_applied, the claims G7n and G7s). An ADD may carry content the model never
     receives (a citation in its text part's providerOptions, a user message's reasoning part),
     so the issue-10 substrate mutants that send it (user_message_sends_every_part,
     part_provider_options_sent, message_metadata_sent) have switches. Every other mutant has a switch."""
-    assert set(OUT_OF_SCOPE) == {
-        "input_assets_gate_skipped",
-        "stored_result_mapped",
-        "mapped_history_not_reread",
-    }
+    assert set(OUT_OF_SCOPE) == {"input_assets_gate_skipped"}
     assert all(OUT_OF_SCOPE.values())
     assert SURVIVORS == {}
     assert set(_mutants()) - set(OUT_OF_SCOPE) <= set(MUTANT_SWITCHES)

@@ -230,15 +230,27 @@ def mapping_error_fails_call(scenario: Scenario, obs: Observation, stages: Seque
     """Extra (G11): a client tool mapping that throws on a message of the call's input fails the
     call (processor ``breakwater-client-tool-output``). Checked when the list after the last
     processor holds, in the input set, an assistant result part of a throwing-mapping tool with
-    no cached output, and the chain got that far."""
+    no cached output, and the chain got that far. SPEC G11: the mapping applies to the call's
+    input, caller messages and input messages a processor changed; of a remembered message no
+    processor changed (memory holds it, as on the list before the processors), only the parts
+    the caller sent (its outcome, by message id and toolCallId) are the call's input: a stored
+    result beside them is history, whose mapping never runs under the guard
+    (docs/breakwater-measurements.md §10, §13)."""
     if not stages or len(stages) - 1 != len(scenario.agent.processors) or not _reaches_processors(scenario, obs):
         return []
+    _, first = stages[0]
     _, last = stages[-1]
+    loaded = {lm.message.id: lm.message for lm in first.messages if Source.MEMORY in lm.sources}
+    sent = {(m.id, p.tool_call_id) for m in caller_messages(scenario) for p in m.parts or () if isinstance(p, ToolPart)}
     for lm in last.messages:
         if Source.INPUT not in lm.sources or lm.message.role is not Role.ASSISTANT:
             continue
-        for p in lm.message.parts or ():
+        m = lm.message
+        history = Source.MEMORY in lm.sources and m.id in loaded and loaded[m.id].parts == m.parts
+        for p in m.parts or ():
             tool = scenario.agent.client_tool(p.tool_name) if isinstance(p, ToolPart) else None
+            if history and isinstance(p, ToolPart) and (m.id, p.tool_call_id) not in sent:
+                continue
             if (
                 tool is not None
                 and tool.mapping is not None

@@ -20,7 +20,7 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, label_read, tool_read
+from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, hist_read, label_read, tool_read
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
@@ -81,6 +81,13 @@ def known_tool(e: Encoded, s: int, c: Any) -> Any:
     return L.and_(L.eq(e.choices.kind[s], Kind.RESULT), L.eq(c.tool, Tool.RESULT), c.assistant)
 
 
+def known_hist(e: Encoded, s: int, c: Any) -> Any:
+    """The stored result beside the carrier's outcome, sent as stored under the carrier's id and
+    role (the same args and result text as the part stored before the call)."""
+    ch = e.choices
+    return L.and_(L.eq(ch.kind[s], Kind.CARRIER), ch.car_hist, L.eq(c.hist, Tool.RESULT), c.assistant)
+
+
 def prompt_known_or_read(e: Encoded) -> Any:
     """I4 first half: each prompt entry is stored or configured before the call, or read.
     Mastra's own placeholder user message "." (M12) is nobody's content and is exempt
@@ -89,13 +96,14 @@ def prompt_known_or_read(e: Encoded) -> Any:
     for s, slot in enumerate(e.prompt.slots):
         text_ok = L.or_(known_text(e, s, slot.c), label_read(e, slot.c.label))
         tool_ok = L.or_(known_tool(e, s, slot.c), tool_read(e, slot.c.tool))
+        hist_ok = L.or_(known_hist(e, s, slot.c), hist_read(e, slot.c.hist))
         # an ADD's citation (a text part's providerOptions), its metadata and a user message's
         # reasoning part, when sent, are never read: the guard reads a message's parts, no
         # part's options, of a user message only its text and file parts (G10, G12; the
         # agreement test checks the read)
         unsent = [L.not_(x[s]) for x in (e.prompt_opts, e.prompt_reasoning, e.prompt_meta) if x]
         # a file part's text (only ADDs carry one: never stored before the call) is read
-        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, file_read(e, slot.c.flabel), *unsent)))
+        out.append(L.implies(slot.present, L.and_(text_ok, tool_ok, hist_ok, file_read(e, slot.c.flabel), *unsent)))
     sc = e.choices.scope
     for k in range(sc.processors):
         for j in range(sc.ops):
@@ -119,7 +127,12 @@ def additions_read(e: Encoded) -> Any:
             entry = L.and_(done, slot.present, L.not_(ls.only_input(slot)))
             text_ok = L.or_(known_text(e, s, slot.c), seen_text, label_read(e, slot.c.label))
             tool_ok = L.or_(seen_tool, later, tool_read(e, slot.c.tool))
-            out.append(L.implies(entry, L.and_(text_ok, tool_ok, file_read(e, slot.c.flabel))))
+            # the stored result beside the carrier's outcome: as on the loaded list, as stored,
+            # due a mapping later (its mapped text is then the prompt's to check), or read
+            seen_hist = L.and_(b.present, L.eq(b.c.hist, slot.c.hist), L.eq(b.c.assistant, slot.c.assistant))
+            later_hist = L.and_(L.eq(slot.c.hist, Tool.RESULT), ch.mapping_on)
+            hist_ok = L.or_(seen_hist, later_hist, known_hist(e, s, slot.c), hist_read(e, slot.c.hist))
+            out.append(L.implies(entry, L.and_(text_ok, tool_ok, hist_ok, file_read(e, slot.c.flabel))))
         for j in range(sc.ops):
             out.append(L.implies(L.and_(done, stage.systems[1 + k * sc.ops + j]), label_read(e, sc.op_label(k, j))))
         out.append(L.implies(L.and_(done, L.ne(stage.opt_label, NO_LABEL)), label_read(e, stage.opt_label)))
@@ -328,7 +341,7 @@ def same_observation(a: Encoded, b: Encoded) -> Any:
     res = [L.eq(a.result_reply, b.result_reply)] + [L.eq(x, y) for x, y in zip(a.result_msgs, b.result_msgs)] + [L.eq(x, y) for x, y in zip(a.result_mem, b.result_mem)]
     out.append(L.implies(a.has_result, L.all_(res)))
     out.append(L.eq(a.read_on, b.read_on))
-    rd = [L.eq(a.read_tool_raw, b.read_tool_raw), L.eq(a.read_tool_mapped, b.read_tool_mapped)] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
+    rd = [L.eq(a.read_tool_raw, b.read_tool_raw), L.eq(a.read_tool_mapped, b.read_tool_mapped), L.eq(a.read_hist_raw, b.read_hist_raw), L.eq(a.read_hist_mapped, b.read_hist_mapped)] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
     rd += [L.eq(x, y) for x, y in zip(a.read_files, b.read_files)]
     out.append(L.implies(a.read_on, L.all_(rd)))
     return L.all_(out)

@@ -28,7 +28,7 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, file_text, label_text, metadata_text, reasoning_text, result_text, split_parts
+from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, file_text, hist_text, label_text, metadata_text, reasoning_text, result_text, split_parts
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -58,6 +58,14 @@ def _outcome(marked: bool, call_id: str = CALL_ID) -> ToolPart:
 def _error(marked: bool) -> ToolPart:
     """The caller's outcome an error (``Choices.car_err``), its text the result text."""
     return ToolPart(CALL_ID, TOOL, ToolState.OUTPUT_ERROR, args=obj(q=1), error_text=result_text(marked))
+
+
+def _hist(ch: Choices, s: int) -> tuple:
+    """The stored result beside the carrier's pending call (``Choices.car_hist``): an earlier
+    call ``hst<s>`` of the client tool, its result text its own (``hist_text``)."""
+    if not ch.car_hist:
+        return ()
+    return (ToolPart(f"hst{s}", TOOL, ToolState.RESULT, args=obj(q=1), result=hist_text(ch.hist_mark)),)
 
 
 def _caller_outcome(ch: Choices) -> ToolPart:
@@ -118,7 +126,7 @@ def processor(ch: Choices, k: int) -> Processor:
             kt = Kind(ch.kind[t])
             text = TextPart(label_text(t, ch.mark[t]))
             if kt is Kind.CARRIER:
-                copy = Message(mid(t), Role.ASSISTANT, (text, _caller_outcome(ch)), created(t), THREAD, RESOURCE)
+                copy = Message(mid(t), Role.ASSISTANT, (text, *_hist(ch, t), _caller_outcome(ch)), created(t), THREAD, RESOURCE)
             elif kt is Kind.RESULT:
                 copy = _stored_result(t, ch.mark[t], ch.res_mark)
             elif kt is Kind.STORED:
@@ -169,7 +177,7 @@ def scenario(ch: Choices, name: str = "symbolic") -> Scenario:
         elif k is Kind.RESULT:
             stored.append(_stored_result(s, ch.mark[s], ch.res_mark))
         elif k is Kind.CARRIER:
-            stored.append(Message(mid(s), Role.ASSISTANT, (text, _pending()), created(s), THREAD, RESOURCE))
+            stored.append(Message(mid(s), Role.ASSISTANT, (text, *_hist(ch, s), _pending()), created(s), THREAD, RESOURCE))
             caller.insert(0, Message(mid(s), Role.ASSISTANT, (_caller_outcome(ch),), created(s)))
         elif k is Kind.INPUT:
             caller.append(Message(mid(s), Role.USER, (text,), created(s)))

@@ -68,6 +68,9 @@ class Encoded:
     prompt_reasoning: tuple = ()
     prompt_meta: tuple = ()  # the message's metadata (k36)
     read_files: tuple = ()  # per label: its file text was read (G12; none in raw mode)
+    # the stored result beside the carrier's outcome (``Content.hist``) read as stored, mapped
+    read_hist_raw: Any = False
+    read_hist_mapped: Any = False
 
 
 def carrier_tool(ch: Choices) -> Any:
@@ -110,7 +113,10 @@ def loaded(ch: Choices, lst: ListS) -> ListS:
         tool = L.ite(L.eq(k, Kind.RESULT), Tool.RESULT, Tool.NONE)
         stored = Slot(True, True, False, False, False, Content(s, ch.mark[s], ch.assistant[s], tool, False), s)
         # M4 (MessageMerger.merge) writes a result, not an error, into toolInvocations
-        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, carrier_tool(ch), False, mirror=L.not_(ch.car_err)), s)
+        # the stored result beside the outcome (``car_hist``) is kept, unmapped; the mirror holds
+        # the caller's result only
+        hist = L.ite(ch.car_hist, Tool.RESULT, Tool.NONE)
+        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, carrier_tool(ch), False, mirror=L.not_(ch.car_err), hist=hist), s)
         kept = ls.ite_slot(filtered, ABSENT, lst.slots[s])
         slots.append(ls.ite_slot(L.one_of(k, (Kind.STORED, Kind.RESULT)), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
     return ListS(tuple(slots), lst.systems)
@@ -127,6 +133,7 @@ class ReadItem:
     marked: Any
     tool: Any
     flabel: Any = NO_LABEL
+    hist: Any = Tool.NONE  # the stored result beside the carrier's outcome, as read
 
 
 def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any]:
@@ -135,11 +142,20 @@ def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any
     # an error's text is the result text, read as a string result is (G12)
     raw = L.any_(L.and_(i.active, L.one_of(i.tool, (Tool.RESULT, Tool.ERROR))) for i in items)
     mapped = L.any_(L.and_(i.active, L.eq(i.tool, Tool.CACHED)) for i in items)
+    hraw, hmapped = hist_flags(items)
     marked = L.or_(
         L.any_(L.and_(i.active, L.ne(i.label, NO_LABEL), i.marked) for i in items),
         L.and_(L.or_(raw, mapped), ch.res_mark),
+        L.and_(L.or_(hraw, hmapped), ch.hist_mark),
     )
     return labels, raw, mapped, marked
+
+
+def hist_flags(items: list[ReadItem]) -> tuple[Any, Any]:
+    """Whether the stored result beside the carrier's outcome was read as stored, and mapped."""
+    raw = L.any_(L.and_(i.active, L.eq(i.hist, Tool.RESULT)) for i in items)
+    mapped = L.any_(L.and_(i.active, L.eq(i.hist, Tool.CACHED)) for i in items)
+    return raw, mapped
 
 
 def file_flags(ch: Choices, items: list[ReadItem]) -> tuple:
@@ -157,6 +173,15 @@ def file_read(e: Encoded, flabel: Any) -> Any:
 
 def label_read(e: Encoded, label: Any) -> Any:
     return L.any_(L.and_(L.eq(label, lab), f) for lab, f in zip(e.choices.scope.labels, e.read_labels))
+
+
+def hist_read(e: Encoded, hist: Any) -> Any:
+    """The stored result beside the carrier's outcome, as the part holds it, was read."""
+    return L.or_(
+        L.eq(hist, Tool.NONE),
+        L.and_(L.eq(hist, Tool.RESULT), e.read_hist_raw),
+        L.and_(L.eq(hist, Tool.CACHED), e.read_hist_mapped),
+    )
 
 
 def tool_read(e: Encoded, tool: Any) -> Any:

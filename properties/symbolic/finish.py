@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from . import listops as ls
 from . import logic as L
@@ -12,15 +12,18 @@ from .listops import Content, ListS, Slot
 from .scope import NO_LABEL, Choices, Kind, Tool
 
 
-def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False) -> ListS:
+def map_outputs(ch: Choices, lst: ListS, remap_moved: bool = False, hist_whole: tuple | None = None) -> ListS:
     """M11 / G11: each result part of an assistant message in the input set whose client tool
     has a mapping (that does not throw) and no cached output gets its output cached. A message moved out of the
     input is not walked (I10); ``remap_moved`` (the mutant) walks one whose outcome carries this
-    call's stamp too."""
+    call's stamp too. The carrier's stored result beside its outcome (``Content.hist``) is
+    mapped where ``hist_whole`` says so (G11 under the guard: the message is not remembered, or
+    a processor changed it; None: always, raw Mastra's M11)."""
     out = []
-    for s in lst.slots:
+    for i, s in enumerate(lst.slots):
         hit = L.and_(_due(ch, s, remap_moved), L.not_(ch.mapping_throws))
-        c = Content(s.c.label, s.c.marked, s.c.assistant, L.ite(hit, Tool.CACHED, s.c.tool), s.c.stamped, s.c.ext, s.c.meta, s.c.mirror, s.c.flabel)
+        hit_h = L.and_(_due_hist(ch, s, remap_moved, hist_whole[i] if hist_whole is not None else True), L.not_(ch.mapping_throws))
+        c = evolve(s.c, tool=L.ite(hit, Tool.CACHED, s.c.tool), hist=L.ite(hit_h, Tool.CACHED, s.c.hist))
         out.append(Slot(s.present, s.mem, s.inp, s.resp, s.ctx, c, s.obj))
     return ls.with_slots(lst, tuple(out))
 
@@ -30,11 +33,34 @@ def _due(ch: Choices, s: Slot, remap_moved: bool) -> Any:
     return L.and_(s.present, walked, s.c.assistant, L.eq(s.c.tool, Tool.RESULT), ch.mapping_on)
 
 
-def mapping_throws(ch: Choices, lst: ListS, remap_moved: bool = False) -> Any:
+def _due_hist(ch: Choices, s: Slot, remap_moved: bool, whole: Any) -> Any:
+    """G11 / M11 for the stored result beside the carrier's outcome: walked in the input set
+    where ``whole`` (the guard maps every result part of a message it reads whole, of a
+    remembered one only the caller's outcome parts, docs/breakwater-measurements.md §10);
+    the remapping mutant maps every part of a moved message."""
+    walked = L.and_(s.inp, whole)
+    if remap_moved:
+        walked = L.or_(walked, L.and_(L.not_(s.inp), s.c.stamped))
+    return L.and_(s.present, walked, s.c.assistant, L.eq(s.c.hist, Tool.RESULT), ch.mapping_on)
+
+
+def mapping_throws(ch: Choices, lst: ListS, remap_moved: bool = False, hist_whole: tuple | None = None) -> Any:
     """G11: the mapping runs on a result part (as ``map_outputs`` walks them) and throws: under
     the guard the call fails (processor ``breakwater-client-tool-output``); raw Mastra logs it
     and sends the raw result (the part stays uncached)."""
-    return L.and_(ch.mapping_throws, L.any_(_due(ch, s, remap_moved) for s in lst.slots))
+    due = [L.or_(_due(ch, s, remap_moved), _due_hist(ch, s, remap_moved, hist_whole[i] if hist_whole is not None else True)) for i, s in enumerate(lst.slots)]
+    return L.and_(ch.mapping_throws, L.any_(due))
+
+
+def changed_since(base: ListS, lst: ListS) -> tuple:
+    """Per slot: the message is not the remembered one memory loaded as it was (absent from the
+    loaded list, not remembered now, or its parts changed): the property G11 counts every
+    result part of such an input message as due its mapping, of an unchanged remembered one
+    only the caller's outcome parts (``mapping_error_fails_call``)."""
+    out = []
+    for b, s in zip(base.slots, lst.slots):
+        out.append(L.not_(L.and_(b.present, b.mem, s.mem, ls.same_content(b.c, s.c))))
+    return tuple(out)
 
 
 @frozen
@@ -60,7 +86,7 @@ def model_step(lst: ListS) -> Stepped:
         m = L.and_(last, cur.c.assistant)
         merged.append(m)
         # the merge stamps the message's unstamped parts in place (M2, as measured)
-        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, cur.c.tool, True, cur.c.ext, cur.c.meta, cur.c.mirror, cur.c.flabel)
+        c = evolve(cur.c, stamped=True)
         out.append(ls.ite_slot(m, Slot(True, False, False, True, cur.ctx, c, cur.obj), cur))
     return Stepped(ls.with_slots(lst, tuple(out)), tuple(merged), L.not_(L.any_(merged)))
 
@@ -102,7 +128,7 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
         cur = stepped.list.slots[s]
         b = before.slots[s]
         earlier = L.and_(b.present, b.resp)
-        tool, meta, flabel = cur.c.tool, cur.c.meta, cur.c.flabel
+        tool, meta, flabel, hist = cur.c.tool, cur.c.meta, cur.c.flabel, cur.c.hist
         for r in range(N):
             if r == s:
                 continue
@@ -115,7 +141,10 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
             # the first one brought
             brings_file = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.flabel, NO_LABEL), L.eq(flabel, NO_LABEL))
             flabel = L.ite(brings_file, o.c.flabel, flabel)
-        c = Content(cur.c.label, cur.c.marked, cur.c.assistant, tool, L.or_(cur.c.stamped, earlier), cur.c.ext, meta, cur.c.mirror, flabel)
+            # the carrier's stored result beside its outcome joins the target too (one carrier)
+            brings_hist = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.hist, Tool.NONE), L.eq(hist, Tool.NONE))
+            hist = L.ite(brings_hist, o.c.hist, hist)
+        c = evolve(cur.c, tool=tool, stamped=L.or_(cur.c.stamped, earlier), meta=meta, flabel=flabel, hist=hist)
         out.append(Slot(cur.present, cur.mem, cur.inp, cur.resp, cur.ctx, c, cur.obj))
     return ls.with_slots(stepped.list, tuple(out))
 
@@ -124,7 +153,8 @@ def stored_content(ch: Choices, s: int) -> Content:
     """What thread t1 holds for slot s before the call (M7 loads it as memory)."""
     carrier = L.eq(ch.kind[s], Kind.CARRIER)
     result = L.eq(ch.kind[s], Kind.RESULT)
-    return Content(s, ch.mark[s], ch.assistant[s], L.ite(carrier, Tool.CALL, L.ite(result, Tool.RESULT, Tool.NONE)), False)
+    hist = L.ite(L.and_(carrier, ch.car_hist), Tool.RESULT, Tool.NONE)
+    return Content(s, ch.mark[s], ch.assistant[s], L.ite(carrier, Tool.CALL, L.ite(result, Tool.RESULT, Tool.NONE)), False, hist=hist)
 
 
 def is_stored(ch: Choices, s: int) -> Any:
@@ -155,7 +185,7 @@ def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstam
         saved = L.and_(saving, slot.present, L.or_(slot.inp, slot.resp))
         c = slot.c
         if unstamped is not None:
-            c = Content(c.label, c.marked, c.assistant, c.tool, L.ite(L.and_(merged[s], L.not_(restamped)), unstamped.slots[s].c.stamped, c.stamped), c.ext, c.meta, c.mirror, c.flabel)
+            c = evolve(c, stamped=L.ite(L.and_(merged[s], L.not_(restamped)), unstamped.slots[s].c.stamped, c.stamped))
         rows.append(
             Row(
                 L.or_(saved, is_stored(ch, s)),

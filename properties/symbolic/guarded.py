@@ -31,6 +31,7 @@ from .encoded import (
     prepared,
     read_flags,
     file_flags,
+    hist_flags,
 )
 from .listops import ABSENT, ListS, Slot
 from .processor import apply_array, current_array, received_all, returned_items, run_steps, systems_emptied
@@ -167,9 +168,14 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # G11 mapping (a throwing mapping fails the call: processor breakwater-client-tool-output,
     # one processor error event, G13 removal without a snapshot; the lenient mutant logs it and
     # goes on), then G10 the read set over the final list
-    due = L.and_(runs, alive, fin.mapping_throws(ch, lst))
-    map_fail = False if sw.g11_lenient else L.and_(runs, alive, fin.mapping_throws(ch, lst, sw.g11_remap_moved))
-    mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved)
+    # G11 (docs/breakwater-measurements.md §10): of a remembered input message only the caller's
+    # outcome parts are mapped; every result part of one a processor added or changed (its id
+    # recorded) or of one memory does not hold: the stored result beside the carrier's outcome
+    # is mapped only then (the mutant that maps every stored result: always)
+    hist_whole = tuple(True if sw.g11_map_stored else L.or_(record_ids[s], L.not_(lst.slots[s].mem)) for s in range(N))
+    due = L.and_(runs, alive, fin.mapping_throws(ch, lst, hist_whole=fin.changed_since(base, lst)))
+    map_fail = False if sw.g11_lenient else L.and_(runs, alive, fin.mapping_throws(ch, lst, sw.g11_remap_moved, hist_whole))
+    mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved, hist_whole)
     items_read: list[ReadItem] = []
     # the mutant reads a history id that stands under input alone as it was before mapping
     unmapped = [L.and_(sw.g10_history_input_unmapped, ls.only_input(mapped.slots[s]), fin.is_stored(ch, s)) for s in range(N)]
@@ -184,18 +190,26 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         # message the caller passed (the very object, a returned copy, or moved unchanged under
         # any source), read whole
         context = L.and_(slot.present, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
-        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel))
+        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist))
         items_read.append(ReadItem(both, -2, False, slot.c.tool))
-        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel))
+        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist))
+    # G10, G11: a remembered input message a processor changed, once mapping changed its parts,
+    # is recorded again as it is sent and read whole (the mutant leaves it as the processor did)
+    for s in range(N):
+        m, b = mapped.slots[s], lst.slots[s]
+        remapped = L.or_(L.ne(m.c.tool, b.c.tool), L.ne(m.c.hist, b.c.hist))
+        again = False if sw.g10_skip_remapped else L.and_(record_ids[s], m.present, m.mem, m.inp, m.c.assistant, remapped)
+        items_read.append(ReadItem(again, m.c.label, m.c.marked, m.c.tool, m.c.flabel, m.c.hist))
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
         whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
         already = L.and_(whole, ls.same_fingerprint(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
-        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel))
+        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel, a.c.hist))
     items_read.extend(system_reads)
     labels, raw, mapped_t, marked = read_flags(ch, items_read)
+    hist_raw, hist_mapped = hist_flags(items_read)
     # G12: text file data read decoded (the mutant reads the base64 string: no file text)
     files = tuple(False for _ in labels) if sw.g12_file_data_raw else file_flags(ch, items_read)
     evaluating = L.and_(alive, L.not_(map_fail))  # the policies run (G12)
@@ -292,6 +306,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         read_files=tuple(L.and_(policies_ran, x) for x in files),
         read_tool_raw=L.and_(policies_ran, raw),
         read_tool_mapped=L.and_(policies_ran, mapped_t),
+        read_hist_raw=L.and_(policies_ran, hist_raw),
+        read_hist_mapped=L.and_(policies_ran, hist_mapped),
         base=base,
         completed=tuple(L.and_(runs, c) for c in completed),
         stages=tuple(stages),

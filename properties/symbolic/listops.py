@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from . import logic as L
 from .scope import NO_LABEL, Src, Tool
@@ -39,6 +39,9 @@ class Content:
     # its data is the base64 of ``file_text(label)``, which the model receives decoded and the
     # guard reads decoded (G12); NO_LABEL when none
     flabel: Any = NO_LABEL
+    # the carrier's stored result of an earlier call (``Choices.car_hist``), beside its tool
+    # part: ``Tool.NONE``, ``Tool.RESULT`` (as stored) or ``Tool.CACHED`` (mapped, M11/G11)
+    hist: Any = Tool.NONE
 
 
 @frozen
@@ -113,14 +116,15 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror, c.flabel)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror, c.flabel, c.hist)
 
 
 def same_content(a: Content, b: Content) -> Any:
     """G9 fingerprint equality of two messages with one id: role and content (text, stamps,
     tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``;
-    a file part: ``flabel``). Labels are unique per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel))
+    a file part: ``flabel``; a stored result beside the carrier's outcome: ``hist``). Labels are
+    unique per text, so equal labels mean equal texts."""
+    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel), L.eq(a.hist, b.hist))
 
 
 def same_fingerprint(a: Content, b: Content) -> Any:
@@ -149,7 +153,7 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
         L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        Content(c.label, c.marked, c.assistant, c.tool, stamped, c.ext, c.meta, c.mirror, c.flabel), obj,
+        evolve(c, stamped=stamped), obj,
     )
 
 

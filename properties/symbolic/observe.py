@@ -70,19 +70,23 @@ def content_of(m: Message) -> tuple:
         label = int(g.group(1)) if g else -99
         marked = MARKER in text.text
         stamped = text.created_at is not None
-    tool = next((p for p in m.parts or () if isinstance(p, ToolPart)), None)
-    if tool is None:
-        t = Tool.NONE
-    elif tool.state is ToolState.CALL:
-        t = Tool.CALL
-    elif tool.state is ToolState.OUTPUT_ERROR:
-        t = Tool.ERROR
-    else:
-        t = Tool.CACHED if cached_output(tool) is not UNDEFINED else Tool.RESULT
+    # the first tool part that is not the stored result beside the carrier's outcome (``hst``)
+    t = _tool_state(next((p for p in m.parts or () if isinstance(p, ToolPart) and not p.tool_call_id.startswith("hst")), None))
+    h = _tool_state(next((p for p in m.parts or () if isinstance(p, ToolPart) and p.tool_call_id.startswith("hst")), None))
     # an ADD's extra content: the first text part's providerOptions, a reasoning part
     opts = text is not None and text.provider_options is not UNDEFINED
     reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m))
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m), int(h))
+
+
+def _tool_state(tool: ToolPart | None) -> Tool:
+    if tool is None:
+        return Tool.NONE
+    if tool.state is ToolState.CALL:
+        return Tool.CALL
+    if tool.state is ToolState.OUTPUT_ERROR:
+        return Tool.ERROR
+    return Tool.CACHED if cached_output(tool) is not UNDEFINED else Tool.RESULT
 
 
 def _slot_index(mid: str) -> int | None:
@@ -111,9 +115,10 @@ def _options(systems: Any) -> Any:
     return None
 
 
-def _raw_result_read(read: str, guarded: bool) -> bool:
-    """The raw (unmapped) tool result text is in the read."""
-    raw = ("res-clean", f"res {MARKER}")
+def _raw_result_read(read: str, guarded: bool, prefix: str = "res") -> bool:
+    """The raw (unmapped) tool result text is in the read (``hst``: the stored result beside
+    the carrier's outcome)."""
+    raw = (f"{prefix}-clean", f"{prefix} {MARKER}")
     if guarded:
         return any(line in raw for line in read.split("\n"))
     return any(f'"{r}"' in read for r in raw)
@@ -205,9 +210,12 @@ def of_run(sc: Scope, ex: Any) -> dict:
             # a string result: JSON text in raw mode's naive reading, unquoted on its own line
             # under the guard (docs/breakwater-measurements.md §9)
             _raw_result_read(read, ex.mode.value == "guarded"),
-            "mapped:" in read,
+            'mapped:"res' in read,
             # the text of a file part, decoded (G12; raw mode's naive reading keeps the base64)
             tuple(l for l in sc.labels if f"fil{l:03d}" in read),
+            # the stored result beside the carrier's outcome, as stored and mapped
+            _raw_result_read(read, ex.mode.value == "guarded", "hst"),
+            'mapped:"hst' in read,
         )
         if ex.mode.value == "guarded":
             # an ADD's citation or a user message's reasoning: the guard reads neither
@@ -231,7 +239,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         opts = ext if opts is None else v(opts)
         reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
         meta = v(c.meta) if meta is None else v(meta)
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel))
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel), v(c.hist))
 
     def sent(i: int, sl: Any) -> tuple:
         """A prompt message as sent (M12: no part options; a user message's text parts only;
@@ -280,7 +288,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         out["read"] = None
     else:
         files = tuple(l for l, f in zip(sc.labels, e.read_files) if v(f)) if e.read_files else ()
-        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped), files)
+        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped), files, v(e.read_hist_raw), v(e.read_hist_mapped))
         if e.mode == "guarded":
             out["read"] += (False,)  # the guard reads no ADD's citation nor a user reasoning part
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from . import listops as ls
 from . import logic as L
@@ -99,10 +99,11 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
             is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
             with_result = L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT))
             outcome = L.ite(is_carrier, carrier_tool(ch), Tool.RESULT)
-            copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(with_result, outcome, Tool.NONE), False)
+            hist = L.ite(L.and_(is_carrier, ch.car_hist), Tool.RESULT, Tool.NONE)  # the stored result beside it
+            copy = Content(s, ch.mark[s], L.or_(is_carrier, ch.assistant[s]), L.ite(with_result, outcome, Tool.NONE), False, hist=hist)
             moved = ls.of_source(ch.src[k][j], copy, 100 + label)
             ok = L.and_(ok, L.implies(L.and_(is_add, hit), in_scope))
-            edited_c = Content(label, ch.omark[k][j], old.c.assistant, old.c.tool, old.c.stamped, old.c.ext, old.c.meta, old.c.mirror, old.c.flabel)  # the part's options, other parts, metadata kept
+            edited_c = evolve(old.c, label=label, marked=ch.omark[k][j])  # the part's options, other parts, metadata kept
             edited = Slot(old.present, old.mem, old.inp, old.resp, old.ctx, edited_c, old.obj)
             do_edit = L.and_(is_edit, hit, old.present)
             new = ls.ite_slot(
@@ -186,7 +187,7 @@ def returned_items(ch: Choices, k: int, now: Received) -> Items:
         h = now.heap[s]
         rcv = now
         obj.append(L.ite(L.eq(e, End.COPIES), 200 + k * sc.messages + s, L.ite(edit, 300 + k, rcv.obj[s])))
-        cs.append(ls.ite_content(edit, Content(sc.edit_label(k), ch.emark[k], h.assistant, h.tool, h.stamped, h.ext, h.meta, h.mirror, h.flabel), h))
+        cs.append(ls.ite_content(edit, evolve(h, label=sc.edit_label(k), marked=ch.emark[k]), h))
     return Items(tuple(has), tuple(obj), tuple(cs))
 
 

@@ -102,7 +102,7 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
                 candidates.append(evolve(ch, kind=tup_set(ch.kind, s, int(Kind.ABSENT)), assistant=tup_set(ch.assistant, s, False), mark=tup_set(ch.mark, s, False)))
             if ch.mark[s]:
                 candidates.append(evolve(ch, mark=tup_set(ch.mark, s, False)))
-        for f, v in (("title_on", False), ("mapping_on", False), ("res_mark", False), ("car_err", False), ("actor_unreadable", False), ("actor_service", False), ("rbac_ok", True)):
+        for f, v in (("title_on", False), ("mapping_on", False), ("res_mark", False), ("car_err", False), ("car_hist", False), ("hist_mark", False), ("actor_unreadable", False), ("actor_service", False), ("rbac_ok", True)):
             if getattr(ch, f) != v:
                 candidates.append(evolve(ch, **{f: v}))
         for c in candidates:

@@ -26,6 +26,7 @@ from .encoded import (
     loaded,
     prepared,
     read_flags,
+    hist_flags,
 )
 from .listops import ABSENT, Slot
 from .processor import apply_array, current_array, ite_received, next_received, received_all, returned_items, run_steps
@@ -84,8 +85,9 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
         lst = after
 
     # the naive policy processor reads the input messages' text (before any mapping)
-    items_read = [ReadItem(L.and_(alive, s.present, s.inp), s.c.label, s.c.marked, s.c.tool) for s in lst.slots]
+    items_read = [ReadItem(L.and_(alive, s.present, s.inp), s.c.label, s.c.marked, s.c.tool, hist=s.c.hist) for s in lst.slots]
     labels, raw_t, mapped_t, marked = read_flags(ch, items_read)
+    hist_raw, hist_mapped = hist_flags(items_read)
     deny = L.and_(alive, marked)
     # the throwing evaluator after deny-patterns: a failure (M9 rejects, M10 swallows it)
     pfail = L.and_(alive, L.not_(marked), ch.evaluator_on)
@@ -144,6 +146,8 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
         read_labels=tuple(L.and_(clean, x) for x in labels),
         read_tool_raw=L.and_(clean, raw_t),
         read_tool_mapped=L.and_(clean, mapped_t),
+        read_hist_raw=L.and_(clean, hist_raw),
+        read_hist_mapped=L.and_(clean, hist_mapped),
         base=base,
         completed=tuple(completed),
         stages=tuple(stages),

@@ -78,7 +78,11 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     ch = evolve(ch, oext=tuple(tuple(o == Op.ADD and rng.random() < 0.4 for o in row) for row in ch.op))
     ch = evolve(ch, car_err=carrier is not None and rng.random() < 1 / 3)
     # an ADD's text/plain file part, a third of the time
-    return evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 1 / 3 for o in row) for row in ch.op))
+    ch = evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 1 / 3 for o in row) for row in ch.op))
+    # a stored result beside the carrier's outcome, half the time (drawn last, so that every
+    # earlier choice is what it was)
+    hist = carrier is not None and rng.random() < 0.5
+    return evolve(ch, car_hist=hist, hist_mark=hist and rng.random() < 0.3)
 
 
 def _slot_values(sc: Scope) -> list[tuple]:

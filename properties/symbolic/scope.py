@@ -195,6 +195,12 @@ def result_text(marked: bool) -> str:
     return f"res {MARKER}" if marked else "res-clean"
 
 
+def hist_text(marked: bool) -> str:
+    """The result text of the stored result beside the caller's outcome (``car_hist``): a text
+    of its own, so that what is read of it is told from what is read of the caller's outcome."""
+    return f"hst {MARKER}" if marked else "hst-clean"
+
+
 @frozen
 class Choices:
     """Every choice of one call: z3 variables, or Python values once fixed."""
@@ -232,6 +238,13 @@ class Choices:
     # [k][j] ADD: the added message also carries a ``text/plain`` file part whose data is the
     # base64 of ``file_text(label)`` (the model receives it decoded; G12 reads it decoded)
     ofile: tuple = ()
+    # the carrier's stored message also holds, before its pending call, the result of an
+    # earlier call of ``loc`` (call ``hst<s>``, its result text ``hist_text(hist_mark)``): a
+    # stored result beside the caller's outcome on the remembered message, which G11 under the
+    # guard maps only when a processor changed the message (docs/breakwater-measurements.md
+    # §10, §13) and G10 reads only then (re-recorded after mapping)
+    car_hist: Any = False
+    hist_mark: Any = False
 
     def file(self, k: int, j: int) -> Any:
         return self.ofile[k][j] if self.ofile else False
@@ -240,7 +253,7 @@ class Choices:
         return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile", "car_hist", "hist_mark")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -275,6 +288,8 @@ def symbolic(scope: Scope) -> Choices:
         grid("oext", B),
         B("car_err"),
         grid("ofile", B),
+        B("car_hist"),
+        B("hist_mark"),
     )
 
 
@@ -305,8 +320,11 @@ def assumptions(ch: Choices) -> list:
             out.append(L.not_(L.and_(L.eq(ch.kind[a], Kind.CARRIER), L.eq(ch.kind[b], Kind.CARRIER))))
     # the result text (marked or not) is the caller's outcome's and the stored result's
     out.append(L.implies(L.not_(L.any_(L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT)) for s in range(N))), L.not_(ch.res_mark)))
-    # an error outcome needs a carrier to hold it
-    out.append(L.implies(ch.car_err, L.any_(L.eq(ch.kind[s], Kind.CARRIER) for s in range(N))))
+    # an error outcome, and a stored result beside the outcome, need a carrier to hold them
+    some_carrier = L.any_(L.eq(ch.kind[s], Kind.CARRIER) for s in range(N))
+    out.append(L.implies(ch.car_err, some_carrier))
+    out.append(L.implies(ch.car_hist, some_carrier))
+    out.append(L.implies(ch.hist_mark, ch.car_hist))
     for k in range(K):
         for j in range(J):
             o = ch.op[k][j]
@@ -369,7 +387,7 @@ def pin(sym: Choices, val: Choices) -> list:
             b = tuple(tuple(False for _ in row) for row in sym.oext)
         if f == "ofile" and not b:  # no ADD carries a file part
             b = tuple(tuple(False for _ in row) for row in sym.ofile)
-        if f == "car_err":
+        if f in ("car_err", "car_hist", "hist_mark"):
             b = bool(b)
         go(getattr(sym, f), b)
     return out

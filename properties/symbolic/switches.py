@@ -45,6 +45,8 @@ class Switches:
     g7_null_skipped: bool = False
     g7_ai_sdk_applied: bool = False
     g12_file_data_raw: bool = False
+    g11_map_stored: bool = False
+    g10_skip_remapped: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -83,13 +85,13 @@ MUTANT_SWITCHES: dict[str, str] = {
     "null_system_entries_skipped": "g7_null_skipped",
     "ai_sdk_system_entry_applied": "g7_ai_sdk_applied",
     "text_file_data_read_raw": "g12_file_data_raw",
+    "stored_result_mapped": "g11_map_stored",
+    "mapped_history_not_reread": "g10_skip_remapped",
 }
 
 # mutants whose bent rule lies outside the encoded scope, and why
 OUT_OF_SCOPE: dict[str, str] = {
     "input_assets_gate_skipped": "the encoding's file parts hold base64 data (text/plain), no URL, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_fetched_or_saved)",
-    "stored_result_mapped": "the carrier holds one tool part, the caller's outcome; a stored result beside it on the remembered message is not encoded (killed by I4 in the battery's carrier swarm)",
-    "mapped_history_not_reread": "the carrier holds one tool part, the caller's outcome, read mapped among the caller's parts whatever the mutant does; only a stored result beside it tells the mutant apart, and that is not encoded (killed by I4 in the battery's carrier swarm)",
 }
 
 
