@@ -33,7 +33,7 @@ def test_guarded_mode_counterexamples_replay() -> None:
 
 def test_guarded_mode_without_call_context_is_proven() -> None:
     vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=30)
-    assert {v.name: v.status for v in vs} == {n: PROVEN for n in [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12", "G15", "G1", "G3", "G7n", "G7s"]}
+    assert {v.name: v.status for v in vs} == {n: PROVEN for n in [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12", "G15", "G1", "G3", "G7n", "G7s", "G2"]}
 
 
 def _mutants() -> list[str]:
@@ -53,15 +53,15 @@ def test_only_the_documented_mutants_are_outside_the_encoded_scope() -> None:
     throwing evaluator (G12), split system content (system_parts_read_apart), MOVE reaches
     context messages (refusal_keeps_responses) and the G7 identity claim sees what a processor
     receives (processors_receive_input_only), an ADD may carry a text/plain file part
-    (text_file_data_read_raw), the carrier may hold a stored result beside the caller's
-    outcome (stored_result_mapped, mapped_history_not_reread). Outside it: the issue-9 mutant
-    that needs file URLs (input_assets_gate_skipped), with its reason. Processors may return system entries (an
+    (text_file_data_read_raw), or one naming a URL the input-assets gate denies (the claim G2:
+    input_assets_gate_skipped), the carrier may hold a stored result beside the caller's
+    outcome (stored_result_mapped, mapped_history_not_reread). None is outside it. Processors may return system entries (an
     object whose systemMessages holds null: null_system_entries_skipped; an array holding an AI
     SDK system entry: ai_sdk_system_entry_applied, the claims G7n and G7s). An ADD may carry content the model never
     receives (a citation in its text part's providerOptions, a user message's reasoning part),
     so the issue-10 substrate mutants that send it (user_message_sends_every_part,
     part_provider_options_sent, message_metadata_sent) have switches. Every other mutant has a switch."""
-    assert set(OUT_OF_SCOPE) == {"input_assets_gate_skipped"}
+    assert OUT_OF_SCOPE == {}
     assert all(OUT_OF_SCOPE.values())
     assert SURVIVORS == {}
     assert set(_mutants()) - set(OUT_OF_SCOPE) <= set(MUTANT_SWITCHES)

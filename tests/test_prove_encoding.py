@@ -89,9 +89,9 @@ def test_canonical_choices_satisfy_the_assumptions() -> None:
 
 
 def test_guarded_proofs_at_4_slots_are_proven() -> None:
-    """I1-I10 (and the G7, G11, G12, G15, G1, G3, G7n, G7s claims) at 4 slots, 2 processors, 3 ops:
+    """I1-I10 (and the G7, G11, G12, G15, G1, G3, G7n, G7s, G2 claims) at 4 slots, 2 processors, 3 ops:
     every claim is proven. The timeout only keeps a hang from stalling the suite; how long the
     proofs take is measured by ``guardspec bench`` (proofs vs enumeration), not asserted here."""
     vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=600)
-    assert [v.name for v in vs] == [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12", "G15", "G1", "G3", "G7n", "G7s"]
-    assert [v.status for v in vs] == [PROVEN] * 18
+    assert [v.name for v in vs] == [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12", "G15", "G1", "G3", "G7n", "G7s", "G2"]
+    assert [v.status for v in vs] == [PROVEN] * 19

@@ -29,6 +29,8 @@ from guardspec.model.values import UNDEFINED, BigInt
 from .rendering import cached_output
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
 
+INPUT_ASSETS = "breakwater-input-assets"  # the input-assets gate's processor id (§4)
+
 
 def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> list[str]:
     """Extra (G2): on any refusal nothing later runs and the model is never called. M13: a
@@ -237,6 +239,10 @@ def mapping_error_fails_call(scenario: Scenario, obs: Observation, stages: Seque
     result beside them is history, whose mapping never runs under the guard
     (docs/breakwater-measurements.md §10, §13)."""
     if not stages or len(stages) - 1 != len(scenario.agent.processors) or not _reaches_processors(scenario, obs):
+        return []
+    # the input-assets gate runs between the processors and the mapping and stops the call
+    # first (docs/breakwater-measurements.md §4)
+    if isinstance(obs.outcome, Refused) and obs.outcome.processor_id == INPUT_ASSETS:
         return []
     _, first = stages[0]
     _, last = stages[-1]

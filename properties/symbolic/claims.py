@@ -1,8 +1,9 @@
-"""I1-I10 stated over the encoded call, each with the clauses it stands on; and four claims
+"""I1-I10 stated over the encoded call, each with the clauses it stands on; and nine claims
 beyond them, G7 (identity processors change nothing: a processor receives every message, G5),
 G11 (a throwing mapping fails the call), G12 (the outcome is the policies' decision on the
-text read) and G15 (the audit's shapes: no reason on an allowed event, the actor Breakwater
-reads), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
+text read), G15 (the audit's shapes: no reason on an allowed event, the actor Breakwater
+reads), G1, G3, G7n, G7s and G2 (the measured rules of docs/breakwater-measurements.md §6, §2,
+§5, §4), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
 states, so that the mutants bending those rules can be refuted.
 
 Each claim mirrors the function of properties/invariants/ that checks the same invariant on
@@ -20,7 +21,7 @@ from attrs import frozen
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, FAILED, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, hist_read, label_read, tool_read
+from .encoded import ANSWERED, FAILED, R_FETCH, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, hist_read, label_read, tool_read
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
@@ -416,6 +417,23 @@ def g7_sdk(e: Encoded) -> Any:
     return L.implies(e.prompted, L.not_(L.any_(e.prompt.systems[sc.ending_system(k)] for k in range(sc.processors))))
 
 
+def g2_assets(e: Encoded) -> Any:
+    """G2 (extra property ``denied_asset_urls_never_fetched_or_saved``, written from
+    docs/breakwater-measurements.md §4): a user file URL the input-assets gate denies is never
+    fetched (the durable loop names the URL a failed download fetched) and no call saves a
+    message holding one (no message stored before the call holds a URL)."""
+    ch = e.choices
+    fetched = L.and_(L.eq(ch.loop, LoopC.DURABLE), L.eq(e.outcome, FAILED), L.eq(e.reason, R_FETCH))
+    saved = L.any_(L.and_(r.present, L.not_(r.c.assistant), r.c.url) for r in e.rows)
+    return L.not_(L.or_(fetched, saved))
+
+
+def p_g2(e: Encoded) -> Any:
+    """A call that runs, one of whose processors adds a user message naming a URL."""
+    ch = e.choices
+    return L.and_(L.ne(e.authorize_events, 0), L.any_(ch.url(k, j) for k in range(ch.scope.processors) for j in range(ch.scope.ops)))
+
+
 def placeholder_line(line: str) -> bool:
     """An I4 violation properties/invariants/ reports for Mastra's placeholder user message
     "." (id ""), which no caller or processor wrote: a false positive reported to the owner of
@@ -448,5 +466,7 @@ CLAIMS: dict[str, Claim] = {
               lambda e: L.and_(L.ne(e.authorize_events, 0), L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)), ("null_system_entries_skipped",)),
         Claim("G7s", "an AI SDK system entry of a returned array adds nothing", ("G7",), "G7 ai_sdk_system_entries_add_nothing", ("guarded",), g7_sdk,
               lambda e: L.and_(e.prompted, L.any_(L.eq(x, End.AI_SDK) for x in e.choices.end)), ("ai_sdk_system_entry_applied",)),
+        Claim("G2", "a user file URL the input-assets gate denies is never fetched nor saved", ("G2",), "G2 denied_asset_urls_never_fetched_or_saved", ("guarded",), g2_assets, p_g2,
+              ("input_assets_gate_skipped",)),
     )
 }

@@ -28,7 +28,7 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, End, Kind, LoopC, Op, citation_text, file_text, hist_text, label_text, metadata_text, reasoning_text, result_text, split_parts
+from .scope import MARKER, Choices, asset_url, End, Kind, LoopC, Op, citation_text, file_text, hist_text, label_text, metadata_text, reasoning_text, result_text, split_parts
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -96,7 +96,15 @@ def processor(ch: Choices, k: int) -> Processor:
                 if not ch.orole[k][j]:
                     parts += (ReasoningPart(reasoning_text(label)),)
                 meta = obj(note=metadata_text(label))
-            if ch.file(k, j):
+            if ch.url(k, j):
+                # a file part naming a URL of an origin the agent does not allow (G2, §4)
+                parts += (FilePart(asset_url(sc.op_label(k, j)), "text/plain"),)
+            elif ch.uri(k, j):
+                # a data URI naming another media type on a text/plain part: Mastra rewrites it
+                # under the part's type (k44), so the model receives the text (§15)
+                data = base64.b64encode(file_text(sc.op_label(k, j)).encode()).decode()
+                parts += (FilePart(f"data:image/png;base64,{data}", "text/plain"),)
+            elif ch.file(k, j):
                 # a text/plain file part: its data the base64 of the file text, which the model
                 # receives decoded (Mastra sends data:text/plain;base64,<data>) and G12 reads so
                 parts += (FilePart(base64.b64encode(file_text(sc.op_label(k, j)).encode()).decode(), "text/plain"),)

@@ -16,7 +16,10 @@ BY_NONE, BY_RBAC, BY_POLICY, BY_MAPPER = -1, -2, -3, -4
 # a TripWire a processor throws itself, named as Mastra's runner names it (G6, measured):
 # ``<agent id>-input-processor``, or ``""`` on the guarded durable loop
 BY_RUNNER, BY_NO_ID = -5, -6
+BY_ASSETS = -7  # the input-assets gate, breakwater-input-assets (G2)
 R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED, R_POLICY_FAILED = range(8)
+R_ASSET = 8  # the gate denied an asset URL (G2)
+R_FETCH = 9  # Mastra failed to download a user file URL before the model step (M12, k44)
 
 
 @frozen
@@ -71,6 +74,7 @@ class Encoded:
     # the stored result beside the carrier's outcome (``Content.hist``) read as stored, mapped
     read_hist_raw: Any = False
     read_hist_mapped: Any = False
+    asset_events: Any = 0  # G2: agent.input.asset events (the gate's denial)
 
 
 def carrier_tool(ch: Choices) -> Any:
@@ -134,6 +138,8 @@ class ReadItem:
     tool: Any
     flabel: Any = NO_LABEL
     hist: Any = Tool.NONE  # the stored result beside the carrier's outcome, as read
+    furl: Any = False  # the file part names a URL (read as the URL string)
+    furi: Any = False  # the file part's data is a data URI naming another media type
 
 
 def read_flags(ch: Choices, items: list[ReadItem]) -> tuple[tuple, Any, Any, Any]:

@@ -128,7 +128,7 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
         cur = stepped.list.slots[s]
         b = before.slots[s]
         earlier = L.and_(b.present, b.resp)
-        tool, meta, flabel, hist = cur.c.tool, cur.c.meta, cur.c.flabel, cur.c.hist
+        tool, meta, flabel, hist, uri = cur.c.tool, cur.c.meta, cur.c.flabel, cur.c.hist, cur.c.uri
         for r in range(N):
             if r == s:
                 continue
@@ -141,10 +141,11 @@ def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
             # the first one brought
             brings_file = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.flabel, NO_LABEL), L.eq(flabel, NO_LABEL))
             flabel = L.ite(brings_file, o.c.flabel, flabel)
+            uri = L.ite(brings_file, o.c.uri, uri)
             # the carrier's stored result beside its outcome joins the target too (one carrier)
             brings_hist = L.and_(stepped.merged[s], o.present, o.resp, o.c.assistant, L.ne(o.c.hist, Tool.NONE), L.eq(hist, Tool.NONE))
             hist = L.ite(brings_hist, o.c.hist, hist)
-        c = evolve(cur.c, tool=tool, stamped=L.or_(cur.c.stamped, earlier), meta=meta, flabel=flabel, hist=hist)
+        c = evolve(cur.c, tool=tool, stamped=L.or_(cur.c.stamped, earlier), meta=meta, flabel=flabel, hist=hist, uri=uri)
         out.append(Slot(cur.present, cur.mem, cur.inp, cur.resp, cur.ctx, c, cur.obj))
     return ls.with_slots(stepped.list, tuple(out))
 

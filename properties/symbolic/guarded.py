@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import evolve
+
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
@@ -16,6 +18,9 @@ from .encoded import (
     BY_RUNNER,
     BY_MAPPER,
     BY_RBAC,
+    BY_ASSETS,
+    R_ASSET,
+    R_FETCH,
     FAILED,
     R_ABORT,
     R_NONE,
@@ -173,8 +178,15 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # recorded) or of one memory does not hold: the stored result beside the carrier's outcome
     # is mapped only then (the mutant that maps every stored result: always)
     hist_whole = tuple(True if sw.g11_map_stored else L.or_(record_ids[s], L.not_(lst.slots[s].mem)) for s in range(N))
-    due = L.and_(runs, alive, fin.mapping_throws(ch, lst, hist_whole=fin.changed_since(base, lst)))
-    map_fail = False if sw.g11_lenient else L.and_(runs, alive, fin.mapping_throws(ch, lst, sw.g11_remap_moved, hist_whole))
+    # G2 the input-assets gate between the processors and the mapping (docs/breakwater-measurements.md
+    # §4): a user message on the list (any source) whose file part names a URL of an origin the
+    # agent does not allow (it allows none) stops the call, an agent.input.asset event, G13
+    # removal without a snapshot (the mutant has no gate)
+    urls = L.any_(L.and_(s.present, L.not_(s.c.assistant), s.c.url) for s in lst.slots)
+    gate = False if sw.g2_gate_skipped else L.and_(runs, alive, urls)
+    passed = L.and_(alive, L.not_(gate))
+    due = L.and_(runs, passed, fin.mapping_throws(ch, lst, hist_whole=fin.changed_since(base, lst)))
+    map_fail = False if sw.g11_lenient else L.and_(runs, passed, fin.mapping_throws(ch, lst, sw.g11_remap_moved, hist_whole))
     mapped = fin.map_outputs(ch, lst, sw.g11_remap_moved, hist_whole)
     items_read: list[ReadItem] = []
     # the mutant reads a history id that stands under input alone as it was before mapping
@@ -190,41 +202,54 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         # message the caller passed (the very object, a returned copy, or moved unchanged under
         # any source), read whole
         context = L.and_(slot.present, L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, slot.c))
-        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist))
+        items_read.append(ReadItem(caller, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist, slot.c.url, slot.c.uri))
         items_read.append(ReadItem(both, -2, False, slot.c.tool))
-        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist))
+        items_read.append(ReadItem(context, slot.c.label, slot.c.marked, slot.c.tool, slot.c.flabel, slot.c.hist, slot.c.url, slot.c.uri))
     # G10, G11: a remembered input message a processor changed, once mapping changed its parts,
     # is recorded again as it is sent and read whole (the mutant leaves it as the processor did)
     for s in range(N):
         m, b = mapped.slots[s], lst.slots[s]
         remapped = L.or_(L.ne(m.c.tool, b.c.tool), L.ne(m.c.hist, b.c.hist))
         again = False if sw.g10_skip_remapped else L.and_(record_ids[s], m.present, m.mem, m.inp, m.c.assistant, remapped)
-        items_read.append(ReadItem(again, m.c.label, m.c.marked, m.c.tool, m.c.flabel, m.c.hist))
+        items_read.append(ReadItem(again, m.c.label, m.c.marked, m.c.tool, m.c.flabel, m.c.hist, m.c.url, m.c.uri))
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
         whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
         already = L.and_(whole, ls.same_fingerprint(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
-        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel, a.c.hist))
+        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel, a.c.hist, a.c.url, a.c.uri))
     items_read.extend(system_reads)
     labels, raw, mapped_t, marked = read_flags(ch, items_read)
     hist_raw, hist_mapped = hist_flags(items_read)
     # G12: text file data read decoded (the mutant reads the base64 string: no file text)
-    files = tuple(False for _ in labels) if sw.g12_file_data_raw else file_flags(ch, items_read)
-    evaluating = L.and_(alive, L.not_(map_fail))  # the policies run (G12)
+    # G12: text file data read decoded (the mutant reads the string: a URL is read as the URL,
+    # which holds the label, base64 data as no file text)
+    # a data URI under its own media type (the mutant): a foreign-typed one reads no file text
+    if sw.g12_file_data_raw:
+        file_items = [evolve(i, active=L.and_(i.active, i.furl)) for i in items_read]
+    elif sw.g12_uri_own_type:
+        file_items = [evolve(i, active=L.and_(i.active, L.not_(i.furi))) for i in items_read]
+    else:
+        file_items = items_read
+    files = file_flags(ch, file_items)
+    evaluating = L.and_(passed, L.not_(map_fail))  # the policies run (G12)
     deny = L.and_(evaluating, marked)
     # G12: the evaluator after deny-patterns throws: policy evaluation failed (the mutant skips it)
     pfail = False if sw.g12_skip_errors else L.and_(evaluating, L.not_(marked), ch.evaluator_on)
     policy_stop = L.or_(deny, pfail)
     policy_removed = refusal_removal(mapped, record_ids, None, all_carriers, sw)
     map_removed = refusal_removal(lst, record_ids, None, all_carriers, sw)
-    final = ls.ite_list(policy_stop, policy_removed, ls.ite_list(map_fail, map_removed, ls.ite_list(alive, mapped, final)))
-    outcome = L.ite(L.or_(policy_stop, map_fail), REFUSED, outcome)
-    by = L.ite(policy_stop, BY_POLICY, L.ite(map_fail, BY_MAPPER, by))
-    reason = L.ite(deny, R_POLICY, L.ite(pfail, R_POLICY_FAILED, L.ite(map_fail, R_PROC_FAILED, reason)))
+    final = ls.ite_list(policy_stop, policy_removed, ls.ite_list(L.or_(map_fail, gate), map_removed, ls.ite_list(alive, mapped, final)))
+    outcome = L.ite(L.or_(policy_stop, map_fail, gate), REFUSED, outcome)
+    by = L.ite(policy_stop, BY_POLICY, L.ite(map_fail, BY_MAPPER, L.ite(gate, BY_ASSETS, by)))
+    reason = L.ite(deny, R_POLICY, L.ite(pfail, R_POLICY_FAILED, L.ite(map_fail, R_PROC_FAILED, L.ite(gate, R_ASSET, reason))))
     proc_events = L.ite(map_fail, 2 if sw.g6_two_failure_events else 1, proc_events)
     answered = L.and_(runs, evaluating, L.not_(policy_stop))
+    # M12 (docs/mastra-measurements.md §k k44): Mastra fetches every user file URL before the
+    # model step; offline the fetch fails and the turn is saved all the same. Under the guard
+    # the gate stopped every such call; without it (the mutant) the call fails here
+    fetched = L.and_(answered, L.any_(L.and_(s.present, L.not_(s.c.assistant), s.c.url) for s in mapped.slots)) if sw.g2_gate_skipped else False
 
     # M12 the model step, M13 saving on success; G14 nothing saved, no title on refusal
     stepped = fin.model_step(mapped)
@@ -250,9 +275,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # durable finalisation after an RBAC tripwire saves what the removal left (nothing)
     rbac_rows, rbac_reply = fin.save(ch, rbac_final, (False,) * N, False, L.and_(denied, durable))
     rows = tuple(fin.Row(L.ite(denied, b.present, r.present), ls.ite_content(denied, b.c, r.c), L.and_(L.not_(denied), r.merged)) for r, b in zip(rows, rbac_rows))
-    outcome = L.ite(g0, FAILED, L.ite(denied, REFUSED, outcome))
+    outcome = L.ite(g0, FAILED, L.ite(denied, REFUSED, L.ite(fetched, FAILED, outcome)))
     by = L.ite(g0, BY_NONE, L.ite(denied, BY_RBAC, by))
-    reason = L.ite(g0, R_TYPEERROR, L.ite(denied, R_RBAC, reason))
+    reason = L.ite(g0, R_TYPEERROR, L.ite(denied, R_RBAC, L.ite(fetched, R_FETCH, reason)))
     refused = L.and_(L.not_(g0), L.eq(outcome, REFUSED))
     # the mutants that save or title a refused durable call from the prepared list
     if sw.g14_save_on_refusal:
@@ -276,7 +301,8 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     processor_events = L.ite(runs, proc_events, 0)
     policy_events = L.ite(policies_ran, 1, 0)
     allowed = L.ite(L.and_(L.not_(g0), L.not_(denied)), 1, 0) + L.ite(answered, 1, 0)
-    events = authorize_events + processor_events + policy_events
+    asset_events = L.ite(gate, 1, 0)
+    events = authorize_events + processor_events + policy_events + asset_events
     return Encoded(
         mode="guarded",
         choices=ch,
@@ -287,10 +313,11 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         authorize_events=authorize_events,
         processor_events=processor_events,
         policy_events=policy_events,
+        asset_events=asset_events,
         has_list=has_list,
         final=final,
         final_reply=Slot(reply, False, False, L.and_(reply, L.not_(durable)), False, ABSENT.c, -1),
-        prompted=answered,
+        prompted=L.and_(answered, L.not_(fetched)),
         prompt=mapped,
         placeholder=L.and_(answered, fin.leads_with_assistant(mapped)),
         rows=rows,

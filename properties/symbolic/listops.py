@@ -42,6 +42,10 @@ class Content:
     # the carrier's stored result of an earlier call (``Choices.car_hist``), beside its tool
     # part: ``Tool.NONE``, ``Tool.RESULT`` (as stored) or ``Tool.CACHED`` (mapped, M11/G11)
     hist: Any = Tool.NONE
+    # the file part (``flabel``) names a URL the input-assets gate denies (``Choices.ourl``)
+    url: Any = False
+    # its data is a data URI naming another media type (``Choices.ouri``)
+    uri: Any = False
 
 
 @frozen
@@ -116,7 +120,7 @@ def with_slots(lst: ListS, slots: tuple) -> ListS:
 
 
 def _fields(c: Content) -> tuple:
-    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror, c.flabel, c.hist)
+    return (c.label, c.marked, c.assistant, c.tool, c.stamped, c.ext, c.meta, c.mirror, c.flabel, c.hist, c.url, c.uri)
 
 
 def same_content(a: Content, b: Content) -> Any:
@@ -124,7 +128,7 @@ def same_content(a: Content, b: Content) -> Any:
     tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``;
     a file part: ``flabel``; a stored result beside the carrier's outcome: ``hist``). Labels are
     unique per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel), L.eq(a.hist, b.hist))
+    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel), L.eq(a.hist, b.hist), L.eq(a.url, b.url), L.eq(a.uri, b.uri))
 
 
 def same_fingerprint(a: Content, b: Content) -> Any:

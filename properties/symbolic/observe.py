@@ -30,6 +30,9 @@ from .encoded import (
     BY_NONE,
     BY_POLICY,
     BY_RBAC,
+    BY_ASSETS,
+    R_ASSET,
+    R_FETCH,
     BY_RUNNER,
     FAILED,
     R_ABORT,
@@ -49,13 +52,36 @@ EXT = re.compile(r"(cit|rsn|met)\d{3}")
 FIL = re.compile(r"^fil(\d{3})$")
 
 
+URL = re.compile(r"^https://evil\.example/fil(\d{3})$")
+
+
+URI = "data:image/png;base64,"
+
+
+def _file_uri(m: Message) -> bool:
+    """The message's first file part's data is a data URI naming another type (``ouri``)."""
+    f = next((p for p in m.parts or () if isinstance(p, FilePart)), None)
+    return f is not None and isinstance(f.data, str) and f.data.startswith(URI)
+
+
+def _file_url(m: Message) -> bool:
+    """The message's first file part names a URL (``scope.asset_url``)."""
+    f = next((p for p in m.parts or () if isinstance(p, FilePart)), None)
+    return f is not None and isinstance(f.data, str) and URL.match(f.data) is not None
+
+
 def _file_label(m: Message) -> int:
-    """The label of the message's first file part: its base64 data decoded (``fil<label>``)."""
+    """The label of the message's first file part: its base64 data decoded (``fil<label>``),
+    or the label its URL names."""
     f = next((p for p in m.parts or () if isinstance(p, FilePart)), None)
     if f is None:
         return NO_LABEL
+    u = URL.match(f.data) if isinstance(f.data, str) else None
+    if u:
+        return int(u.group(1))
+    data = f.data[len(URI) :] if isinstance(f.data, str) and f.data.startswith(URI) else f.data
     try:
-        g = FIL.match(base64.b64decode(f.data).decode()) if isinstance(f.data, str) else None
+        g = FIL.match(base64.b64decode(data).decode()) if isinstance(data, str) else None
     except (binascii.Error, UnicodeDecodeError):
         g = None
     return int(g.group(1)) if g else -99
@@ -76,7 +102,7 @@ def content_of(m: Message) -> tuple:
     # an ADD's extra content: the first text part's providerOptions, a reasoning part
     opts = text is not None and text.provider_options is not UNDEFINED
     reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m), int(h))
+    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m), int(h), _file_url(m), _file_uri(m))
 
 
 def _tool_state(tool: ToolPart | None) -> Tool:
@@ -132,7 +158,7 @@ def of_run(sc: Scope, ex: Any) -> dict:
     if isinstance(o, Answered):
         out["outcome"] = (ANSWERED, BY_NONE, 0)
     elif isinstance(o, Refused):
-        names = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER}
+        names = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER, "breakwater-input-assets": BY_ASSETS}
         names.update({f"{ex.scenario.agent.id}-input-processor": BY_RUNNER, "": BY_NO_ID})
         by = names.get(o.processor_id)
         if by is None:
@@ -145,14 +171,17 @@ def of_run(sc: Scope, ex: Any) -> dict:
             reason = R_POLICY_FAILED
         elif o.reason.startswith("policy"):
             reason = R_POLICY
+        elif o.reason.startswith("input asset URL"):
+            reason = R_ASSET
         else:
             reason = R_RBAC
         out["outcome"] = (REFUSED, by, reason)
     else:
         assert isinstance(o, Failed)
-        out["outcome"] = (FAILED, BY_NONE, R_TYPEERROR if o.error.startswith("TypeError") else R_RAW_FAILED)
+        fetch = o.error == "DOWNLOAD_ASSETS_FAILED" or o.error.startswith("Error: Failed to download asset: ")
+        out["outcome"] = (FAILED, BY_NONE, R_TYPEERROR if o.error.startswith("TypeError") else R_FETCH if fetch else R_RAW_FAILED)
     if ex.mode.value == "guarded":
-        out["audit"] = tuple(sum(e.action == a for e in obs.audit) for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy"))
+        out["audit"] = tuple(sum(e.action == a for e in obs.audit) for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy", "agent.input.asset"))
         actor = request_actor(ex.scenario.call.actor)
         allowed = [e for e in obs.audit if e.decision == "allowed"]
         out["audit_shape"] = (len(allowed), sum(bool(e.reason) for e in allowed), sum(e.actor != actor for e in obs.audit))
@@ -234,24 +263,25 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         label = v(lst.opt_label)
         return None if label == NO_LABEL else (label, v(lst.opt_marked))
 
-    def content(c: Any, opts: Any = None, reasoning: Any = None, meta: Any = None) -> tuple:
+    def content(c: Any, opts: Any = None, reasoning: Any = None, meta: Any = None, uri: Any = None) -> tuple:
         ext = v(c.ext)
         opts = ext if opts is None else v(opts)
         reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
         meta = v(c.meta) if meta is None else v(meta)
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel), v(c.hist))
+        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel), v(c.hist), v(c.url), v(c.uri) if uri is None else uri)
 
     def sent(i: int, sl: Any) -> tuple:
         """A prompt message as sent (M12: no part options; a user message's text parts only;
-        no metadata)."""
+        no metadata; a data URI under the part's media type)."""
         po, pr, pm = e.prompt_opts, e.prompt_reasoning, e.prompt_meta
-        return content(sl.c, po[i] if po else False, pr[i] if pr else False, pm[i] if pm else False)
+        # M12 (k44): a data URI is sent rewritten under the part's own media type
+        return content(sl.c, po[i] if po else False, pr[i] if pr else False, pm[i] if pm else False, False)
 
     out: dict[str, Any] = {}
     kind, by, reason = v(e.outcome), v(e.by), v(e.reason)
     out["outcome"] = (kind, by if kind == REFUSED else BY_NONE, reason if kind != ANSWERED else 0)
     if e.mode == "guarded":
-        out["audit"] = (v(e.authorize_events), v(e.processor_events), v(e.policy_events))
+        out["audit"] = (v(e.authorize_events), v(e.processor_events), v(e.policy_events), v(e.asset_events))
         out["audit_shape"] = (v(e.allowed_events), v(e.reasoned_allowed), v(e.misnamed_events))
     if v(e.has_list):
         slots = tuple(

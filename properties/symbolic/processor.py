@@ -94,7 +94,7 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
         for s in range(N):
             old = lst.slots[s]
             hit = L.eq(t, s)
-            added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False, ch.ext(k, j), ch.ext(k, j), flabel=L.ite(ch.file(k, j), label, NO_LABEL)), 100 + label)
+            added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False, ch.ext(k, j), ch.ext(k, j), flabel=L.ite(ch.file(k, j), label, NO_LABEL), url=ch.url(k, j), uri=ch.uri(k, j)), 100 + label)
             # MOVE: the literal copy (the carrier as memory loaded it, with the caller's result)
             is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
             with_result = L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT))

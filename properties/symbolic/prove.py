@@ -90,10 +90,16 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
                 if ch.op[k][j] != Op.NOP:
                     oext = grid_set(ch.oext, k, j, False) if ch.oext else ch.oext
                     ofile = grid_set(ch.ofile, k, j, False) if ch.ofile else ch.ofile
-                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext, ofile=ofile))
+                    ourl = grid_set(ch.ourl, k, j, False) if ch.ourl else ch.ourl
+                    ouri = grid_set(ch.ouri, k, j, False) if ch.ouri else ch.ouri
+                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext, ofile=ofile, ourl=ourl, ouri=ouri))
                 if ch.ext(k, j):
                     candidates.append(evolve(ch, oext=grid_set(ch.oext, k, j, False)))
-                if ch.file(k, j):
+                if ch.url(k, j):
+                    candidates.append(evolve(ch, ourl=grid_set(ch.ourl, k, j, False)))
+                if ch.uri(k, j):
+                    candidates.append(evolve(ch, ouri=grid_set(ch.ouri, k, j, False)))
+                if ch.file(k, j) and not ch.url(k, j) and not ch.uri(k, j):
                     candidates.append(evolve(ch, ofile=grid_set(ch.ofile, k, j, False)))
             if ch.end[k] != End.UNDEFINED:
                 candidates.append(evolve(ch, end=tup_set(ch.end, k, int(End.UNDEFINED)), etgt=tup_set(ch.etgt, k, 0), emark=tup_set(ch.emark, k, False)))

@@ -82,7 +82,11 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     # a stored result beside the carrier's outcome, half the time (drawn last, so that every
     # earlier choice is what it was)
     hist = carrier is not None and rng.random() < 0.5
-    return evolve(ch, car_hist=hist, hist_mark=hist and rng.random() < 0.3)
+    ch = evolve(ch, car_hist=hist, hist_mark=hist and rng.random() < 0.3)
+    # a user ADD's file part names a URL (the gate denies it) a third of the time, drawn last
+    ch = evolve(ch, ourl=tuple(tuple(bool(f) and not r and rng.random() < 1 / 3 for f, r in zip(frow, rrow)) for frow, rrow in zip(ch.ofile, ch.orole)))
+    # another file part's data a data URI naming another media type, a third of the time
+    return evolve(ch, ouri=tuple(tuple(bool(f) and not u and rng.random() < 1 / 3 for f, u in zip(frow, urow)) for frow, urow in zip(ch.ofile, ch.ourl)))
 
 
 def _slot_values(sc: Scope) -> list[tuple]:

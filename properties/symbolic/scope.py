@@ -7,13 +7,16 @@ with a pending call of client tool ``loc``, sent back by the caller with its res
 error, ``Choices.car_err``, so it is memory+input after M3), a context message, or a *stored result*: stored history holding the
 result of an earlier call of ``loc`` (call ``old<s>``; its result text is the caller outcome's,
 so that a text read is one text whichever part sent it), which M11 maps once a processor
-re-adds it under ``input``. Every text is a *label*, marked when it holds
+re-adds it under ``input``. The carrier's stored message may also hold a stored result of its
+own (``Choices.car_hist``: call ``hst<s>``, its result text ``hist_text``) beside the pending call. Every text is a *label*, marked when it holds
 the policy's deny marker. Each of ``processors`` application processors runs ``ops`` steps
 then one ending, all drawn from a subset of the processor language (model/processors.py):
 
 steps    NOP, ADD (a message, marked or clean, user or assistant, under a source, merge off;
          optionally carrying content the model never receives: its text part's providerOptions
-         with an Anthropic citation, and for a user message a reasoning part),
+         with an Anthropic citation, and for a user message a reasoning part; optionally a
+         ``text/plain`` file part, its data base64 text or, on a user message, a URL the
+         input-assets gate denies, G2),
          REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean; its content one string,
          or *split*: three text parts that break both the label and the marker, kept as given
          by M6's v4 path, which the model receives as one text), EDIT (EditMessage: the
@@ -191,6 +194,12 @@ def file_text(label: int) -> str:
     return f"fil{label:03d}"
 
 
+def asset_url(label: int) -> str:
+    """The URL an ADD's file part names (``ourl``): an origin the agent does not allow (it
+    allows none); it holds ``file_text(label)``, so that what reads the URL reads the label."""
+    return f"https://evil.example/{file_text(label)}"
+
+
 def result_text(marked: bool) -> str:
     return f"res {MARKER}" if marked else "res-clean"
 
@@ -245,15 +254,30 @@ class Choices:
     # §10, §13) and G10 reads only then (re-recorded after mapping)
     car_hist: Any = False
     hist_mark: Any = False
+    # [k][j] ADD of a user message with a file part: its data names a URL
+    # (``asset_url(label)``) rather than the base64 text; the agent allows no asset origin, so
+    # the input-assets gate denies it (G2, docs/breakwater-measurements.md §4)
+    ourl: tuple = ()
+    # [k][j] ADD with a (base64) file part: its data is a data URI naming another media type
+    # (``data:image/png;base64,<data>`` on a ``text/plain`` part), which Mastra rewrites under
+    # the part's own type before the prompt (k44): the model receives the text, and G12 reads
+    # it so (docs/breakwater-measurements.md §15)
+    ouri: tuple = ()
 
     def file(self, k: int, j: int) -> Any:
         return self.ofile[k][j] if self.ofile else False
+
+    def url(self, k: int, j: int) -> Any:
+        return self.ourl[k][j] if self.ourl else False
+
+    def uri(self, k: int, j: int) -> Any:
+        return self.ouri[k][j] if self.ouri else False
 
     def ext(self, k: int, j: int) -> Any:
         return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile", "car_hist", "hist_mark")
+FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile", "car_hist", "hist_mark", "ourl", "ouri")
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -290,6 +314,8 @@ def symbolic(scope: Scope) -> Choices:
         grid("ofile", B),
         B("car_hist"),
         B("hist_mark"),
+        grid("ourl", B),
+        grid("ouri", B),
     )
 
 
@@ -339,6 +365,9 @@ def assumptions(ch: Choices) -> list:
             out.append(L.implies(L.not_(L.one_of(o, (Op.ADD, Op.MOVE))), L.eq(ch.src[k][j], 0)))
             out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.ext(k, j))))
             out.append(L.implies(L.ne(o, Op.ADD), L.not_(ch.file(k, j))))
+            # a URL file part: on a user message's file part (the gate judges user messages)
+            out.append(L.implies(ch.url(k, j), L.and_(ch.file(k, j), L.not_(ch.orole[k][j]))))
+            out.append(L.implies(ch.uri(k, j), L.and_(ch.file(k, j), L.not_(ch.url(k, j)))))
         e = ch.end[k]
         out.append(L.and_(e >= 0, e <= 11, ch.etgt[k] >= 0, ch.etgt[k] < N))
         out.append(L.implies(L.not_(L.one_of(e, (End.FILTER, End.EDIT_TEXT))), L.eq(ch.etgt[k], 0)))
@@ -387,6 +416,10 @@ def pin(sym: Choices, val: Choices) -> list:
             b = tuple(tuple(False for _ in row) for row in sym.oext)
         if f == "ofile" and not b:  # no ADD carries a file part
             b = tuple(tuple(False for _ in row) for row in sym.ofile)
+        if f == "ourl" and not b:  # no file part names a URL
+            b = tuple(tuple(False for _ in row) for row in sym.ourl)
+        if f == "ouri" and not b:  # no file part's data is a data URI
+            b = tuple(tuple(False for _ in row) for row in sym.ouri)
         if f in ("car_err", "car_hist", "hist_mark"):
             b = bool(b)
         go(getattr(sym, f), b)

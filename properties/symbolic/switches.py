@@ -47,6 +47,8 @@ class Switches:
     g12_file_data_raw: bool = False
     g11_map_stored: bool = False
     g10_skip_remapped: bool = False
+    g2_gate_skipped: bool = False
+    g12_uri_own_type: bool = False
 
 
 # mutant name (properties/mutants.py) -> the switch that bends the same rule
@@ -87,12 +89,13 @@ MUTANT_SWITCHES: dict[str, str] = {
     "text_file_data_read_raw": "g12_file_data_raw",
     "stored_result_mapped": "g11_map_stored",
     "mapped_history_not_reread": "g10_skip_remapped",
+    "input_assets_gate_skipped": "g2_gate_skipped",
+    "data_uri_read_under_its_own_type": "g12_uri_own_type",
 }
 
-# mutants whose bent rule lies outside the encoded scope, and why
-OUT_OF_SCOPE: dict[str, str] = {
-    "input_assets_gate_skipped": "the encoding's file parts hold base64 data (text/plain), no URL, so no asset URL for the gate to check (killed by the property G2 denied_asset_urls_never_fetched_or_saved)",
-}
+# mutants whose bent rule lies outside the encoded scope, and why (none since issue 11's fifth
+# session: file URLs and the input-assets gate, a stored result beside the caller's outcome)
+OUT_OF_SCOPE: dict[str, str] = {}
 
 
 def for_mutant(name: str) -> Switches:
