@@ -185,6 +185,27 @@ def text_file_data_read_raw() -> list[Patch]:
     return [(prompt_values, "media_values", media_values)]
 
 
+def data_uri_read_under_its_own_type() -> list[Patch]:
+    """Issue 9 (Breakwater, c8d9935; docs/breakwater-measurements.md §15), the old reading: a
+    file part's data URI is read under the URI's own media type, where Mastra rewrites it as
+    ``data:<the part's media type>;base64,<payload>`` before the prompt (k44): a ``text/*``
+    part whose data URI names another type reaches the model as text the policies never read."""
+    orig = prompt_values.media_values
+
+    def media_values(p):
+        data, media = p.data, p.media_type
+        if isinstance(data, str) and isinstance(media, str) and data.lower().startswith("data:"):
+            header, _, rest = data.partition(",")
+            url_media = header.split(";")[0].partition(":")[2]
+            values = [media] + ([url_media] if url_media != media else [])
+            if url_media.lower().startswith("text/"):
+                values.append(prompt_values.base64_text(rest.split(",")[0]))
+            return values
+        return orig(p)
+
+    return [(prompt_values, "media_values", media_values)]
+
+
 def null_system_entries_skipped() -> list[Patch]:
     """Issue 9 (Breakwater #12, a891daf), the old application: a returned object's
     ``systemMessages`` holding null or undefined is applied with those entries skipped, where

@@ -39,6 +39,7 @@ Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 from .found import (  # noqa: E402
     allowed_with_reason,
     context_option_accepted,
+    data_uri_read_under_its_own_type,
     history_input_read_unmapped,
     input_assets_gate_skipped,
     mapped_history_not_reread,
@@ -327,6 +328,7 @@ _ALL = [
     Mutant("stored_result_mapped", "G11 I4", "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)", stored_result_mapped),
     Mutant("mapped_history_not_reread", "G10 G11 I4", "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)", mapped_history_not_reread),
     Mutant("text_file_data_read_raw", "G12 I4", "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)", text_file_data_read_raw),
+    Mutant("data_uri_read_under_its_own_type", "G12 I4", "a file part's data URI is read under the URI's own media type; Mastra sends it under the part's type, so a text/* part's payload reaches the model unread (issue 9, c8d9935)", data_uri_read_under_its_own_type),
     # defects of the substrate fixed by issue 10 (real Mastra's behaviour), the old behaviour
     Mutant("user_message_sends_every_part", "M12 I4", "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)", user_message_sends_every_part),
     Mutant("part_provider_options_sent", "M12 I4", "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)", part_provider_options_sent),

@@ -77,6 +77,8 @@ def parts(draw, swarm: Swarm = DEFAULT):
         if not dense:
             k = draw(st.integers(0, 11))
             data = draw(st.just("not!base64") if k == 0 else data_values(swarm) if k == 1 else texts(swarm) if k <= 5 else encoded)
+            if swarm.foreign_data_uris and k > 5:
+                data = f"data:image/png;base64,{data}"  # another media type: sent under the part's (k44)
             return FilePart(data, draw(st.sampled_from(["text/plain", "text/plain", "text/markdown"])))
         other = st.one_of(st.integers(0, 3), data_values(swarm))  # not a string
         uri = encoded.map(lambda e: f"data:text/plain;base64,{e}")  # a data URI of base64 text

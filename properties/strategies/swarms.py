@@ -82,6 +82,10 @@ class Swarm:
     # (#12), or an array with an AI SDK system entry (#6): G7 as measured, §5; on in the
     # battery's MOVES only
     returned_system_entries: bool = False
+    # a text/* file part's base64 data is now and then a data URI naming another media type
+    # (``data:image/png;base64,…``), which Mastra sends under the part's own type (k44) and
+    # Breakwater reads so (docs/breakwater-measurements.md §15); on in the battery's ASSETS only
+    foreign_data_uris: bool = False
     option_refusals: int = 1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
 
 
@@ -251,7 +255,7 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     # keeps SYSTEM without them: see ``Swarm.breakwater_shapes``)
     system = evolve(SYSTEM, breakwater_shapes=True)
     # the input-assets gate's URLs on calls that mostly reach the model (processors return)
-    assets = evolve(ASSETS, endings=frozenset({"return"}), returns=frozenset({"same", "array"}), marker_rate=0.0, breakwater_shapes=True)
+    assets = evolve(ASSETS, endings=frozenset({"return"}), returns=frozenset({"same", "array"}), marker_rate=0.0, breakwater_shapes=True, foreign_data_uris=True)
     for name, b in (("removal", REMOVAL), ("carrier", evolve(CARRIER, carrier_history_result=True)), ("system", system), ("tame", TAME), ("moves", evolve(MOVES, message_metadata=True, returned_system_entries=True)), ("caller", CALLER), ("reread", REREAD), ("assets", assets)):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
