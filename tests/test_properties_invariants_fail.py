@@ -150,7 +150,12 @@ def test_g11_flags_an_ignored_mapping_error():
     done, stages = _carrier_stages((Source.MEMORY, Source.INPUT))
     stages = stages[:1]
     auth = EV("agent.input.authorize", "allowed", "authorized")
-    assert inv.mapping_error_fails_call(scenario(agent=agent), Observation(Answered(), audit=(auth,)), stages)
+    # the caller sends tc1's outcome back on a0: the call's input (SPEC G11), due its mapping
+    sent_back = Message("a0", Role.ASSISTANT, (evolve(done.parts[0], created_at=None),), created_at=2)
+    assert inv.mapping_error_fails_call(scenario(agent=agent, msgs=(sent_back, C1)), Observation(Answered(), audit=(auth,)), stages)
+    # a stored result of a remembered message no processor changed is history, not the call's
+    # input: its mapping never runs under the guard (docs/breakwater-measurements.md §10)
+    assert not inv.mapping_error_fails_call(scenario(agent=agent), Observation(Answered(), audit=(auth,)), stages)
 
 
 def test_g7_identity_flags_a_change():
