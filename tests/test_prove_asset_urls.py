@@ -82,6 +82,7 @@ def test_encoding_agrees_on_user_file_urls():
         ch = random_choices(sc, rng)
         urls = tuple(tuple(o == Op.ADD and not r for o, r in zip(orow, rrow)) for orow, rrow in zip(ch.op, ch.orole))
         ch = evolve(ch, ofile=tuple(tuple(f or u for f, u in zip(frow, urow)) for frow, urow in zip(ch.ofile, urls)), ourl=urls)
+        ch = evolve(ch, ouri=tuple(tuple(i and not u for i, u in zip(irow, urow)) for irow, urow in zip(ch.ouri, urls)))
         assert all(assumptions(ch))
         ex = agreement.check(ch, "guarded", sc)
         if ex is None:

@@ -25,14 +25,16 @@ def test_raw_mode_counterexamples_replay() -> None:
 
 
 def test_guarded_mode_counterexamples_replay() -> None:
-    """Whatever z3 refutes in guarded mode, the interpreter shows too (no spurious findings)."""
-    for v in prove(SMALL, "guarded", timeout=30):
+    """Whatever z3 refutes in guarded mode, the interpreter shows too (no spurious findings).
+    The timeout only keeps a hang from stalling the suite (I4 needs some 20 s at this bound on
+    a loaded machine); how long proofs take is measured by ``guardspec bench``."""
+    for v in prove(SMALL, "guarded", timeout=600):
         assert v.status in (PROVEN, COUNTEREXAMPLE)
         assert v.status != COUNTEREXAMPLE or v.replayed, v
 
 
 def test_guarded_mode_without_call_context_is_proven() -> None:
-    vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=30)
+    vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=600)  # no hang; time not asserted
     assert {v.name: v.status for v in vs} == {n: PROVEN for n in [f"I{i}" for i in range(1, 11)] + ["G7", "G11", "G12", "G15", "G1", "G3", "G7n", "G7s", "G2"]}
 
 

@@ -23,13 +23,13 @@ SCOPE = Scope(2, 1, 1, call_context=False)
 TRUE1 = ((True,),)
 
 
-def _uri_added(marked: bool) -> Choices:
+def _uri_added(marked: bool, src: Src = Src.INPUT) -> Choices:
     """m0 the caller's input; p0 adds the user message m1 (txt002, marked or not) with a
-    text/plain file part whose data is data:image/png;base64,<base64 of fil002> under input."""
+    text/plain file part whose data is data:image/png;base64,<base64 of fil002> under ``src``."""
     return Choices(
         SCOPE, int(LoopC.GENERATE), True, False, False, False,
         (int(Kind.INPUT), int(Kind.ABSENT)), (False, False), (False, False),
-        ((int(Op.ADD),),), ((1,),), ((int(Src.INPUT),),), ((marked,),), ((False,),),
+        ((int(Op.ADD),),), ((1,),), ((int(src),),), ((marked,),), ((False,),),
         (int(End.UNDEFINED),), (0,), (False,), oext=((False,),), ofile=TRUE1, ourl=((False,),), ouri=TRUE1,
     )
 
@@ -41,6 +41,16 @@ def test_a_data_uri_of_another_type_is_sent_and_read_as_the_part_s_text():
     sent = next(e for e in ex.observation.prompts[0] if isinstance(e, Message) and e.id == "m1")
     f = next(p for p in sent.parts if isinstance(p, FilePart))
     assert f.media_type == "text/plain" and not f.data.startswith("data:image/png")
+    assert "fil002" in ex.read
+    assert check_call(ex, ["I4 nothing_reaches_model_unread"]) == {}
+
+
+def test_an_addition_holding_a_data_uri_counts_as_read_through_its_payload():
+    # added under memory, the message is an addition on the list after p0 (I4's second half):
+    # it still holds the data URI there, and what the model would receive of it is its payload
+    # under text/plain (k44), which the policies read decoded
+    ex = agreement.check(_uri_added(False, Src.MEMORY), "guarded", SCOPE, in_scope=True)
+    assert isinstance(ex.observation.outcome, Answered)
     assert "fil002" in ex.read
     assert check_call(ex, ["I4 nothing_reaches_model_unread"]) == {}
 

@@ -102,7 +102,14 @@ def part_texts(p: Any) -> list[Text]:
         # only text media reach the model as text; an image's bytes are not text to read
         # (Breakwater reads text/* data only, docs/breakwater-measurements.md §8)
         text_media = isinstance(p.media_type, str) and p.media_type.lower().startswith("text/")
-        return [Text(p.data, data=True)] if text_media and isinstance(p.data, str) else []
+        if not (text_media and isinstance(p.data, str)):
+            return []
+        # M12 (docs/mastra-measurements.md §k k44): Mastra sends a data URI rewritten under the
+        # part's own media type, ``data:<type>;base64,<payload>``: the model receives its
+        # payload (the text after the first comma, up to the next) as the part's data
+        if p.data.lower().startswith("data:") and "," in p.data:
+            return [Text(p.data.partition(",")[2].split(",")[0], data=True)]
+        return [Text(p.data, data=True)]
     raise Unrenderable(f"part {p!r}")
 
 
