@@ -59,7 +59,7 @@ def _one_user_add(loop: LoopC):
         evaluator_on=False, actor_unreadable=False, actor_service=False,
         kind=(int(Kind.ABSENT),) * 3, assistant=(False,) * 3, mark=(False,) * 3,
         op=grid(int(Op.NOP), int(Op.ADD)), tgt=grid(0, 0), src=grid(0, int(Src.INPUT)), omark=grid(False, False),
-        orole=grid(False, False), oext=grid(False, True), ofile=grid(False, False), end=(0,) * K, etgt=(0,) * K, emark=(False,) * K,
+        orole=grid(False, False), oext=grid(False, True), ofile=grid(False, False), ourl=grid(False, False), ouri=grid(False, False), car_hist=False, hist_mark=False, end=(0,) * K, etgt=(0,) * K, emark=(False,) * K,
     )
 
 

@@ -58,7 +58,7 @@ def test_encoding_agrees_on_file_parts(mode):
     checked = with_file = 0
     for _ in range(150):
         ch = random_choices(SCOPE, rng)
-        ch = evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 0.8 for o in row) for row in ch.op))
+        ch = evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 0.8 for o in row) for row in ch.op), ourl=(), ouri=())  # base64 data only
         assert all(assumptions(ch))
         e = encode(ch, mode)
         if not e.in_scope:

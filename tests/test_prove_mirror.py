@@ -89,7 +89,7 @@ def test_encoding_agrees_on_error_carriers(mode):
         if rng.random() < 0.5:
             k, j = rng.randrange(SCOPE.processors), rng.randrange(SCOPE.ops)
             put = lambda g, v: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
-            ch = evolve(ch, op=put(ch.op, int(Op.MOVE)), tgt=put(ch.tgt, 1), src=put(ch.src, rng.randrange(4)), omark=put(ch.omark, False), orole=put(ch.orole, False), oext=put(ch.oext, False), ofile=put(ch.ofile, False))
+            ch = evolve(ch, op=put(ch.op, int(Op.MOVE)), tgt=put(ch.tgt, 1), src=put(ch.src, rng.randrange(4)), omark=put(ch.omark, False), orole=put(ch.orole, False), oext=put(ch.oext, False), ofile=put(ch.ofile, False), ourl=put(ch.ourl, False), ouri=put(ch.ouri, False))
         assert all(assumptions(ch))
         if agreement.check(ch, mode, SCOPE) is None:
             continue

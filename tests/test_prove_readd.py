@@ -67,6 +67,7 @@ def _shaped(ch: Choices, rng: random.Random) -> Choices:
         ch, loop=rng.randrange(2), rbac_ok=True, actor_unreadable=False, actor_service=False, kind=tuple(map(int, kinds)), assistant=assistant, mark=mark,
         op=put(ch.op, int(Op.MOVE), int(Op.NOP)), tgt=put(ch.tgt, 3, 0), src=put(ch.src, int(Src.RESPONSE), 0),
         omark=put(ch.omark, False, False), orole=put(ch.orole, False, False), oext=put(ch.oext, False, False), ofile=put(ch.ofile, False, False),
+        ourl=put(ch.ourl, False, False), ouri=put(ch.ouri, False, False),
         **(dict(zip(("end", "etgt", "emark"), ends)) if quiet else {}),
     )
 

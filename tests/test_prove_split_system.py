@@ -29,7 +29,7 @@ def _with_split(ch, k: int, j: int, marked: bool):
     def put(grid, v):
         return tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(grid))
 
-    return evolve(ch, op=put(ch.op, int(Op.ADD_SYSTEM)), tgt=put(ch.tgt, 0), src=put(ch.src, 0), omark=put(ch.omark, marked), orole=put(ch.orole, True), oext=put(ch.oext, False), ofile=put(ch.ofile, False))
+    return evolve(ch, op=put(ch.op, int(Op.ADD_SYSTEM)), tgt=put(ch.tgt, 0), src=put(ch.src, 0), omark=put(ch.omark, marked), orole=put(ch.orole, True), oext=put(ch.oext, False), ofile=put(ch.ofile, False), ourl=put(ch.ourl, False), ouri=put(ch.ouri, False))
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])

@@ -34,7 +34,7 @@ def _reread(ch: Choices, rng: random.Random) -> Choices:
         K, J = SCOPE.processors, SCOPE.ops
         none = tuple((0,) * J for _ in range(K))
         ch = evolve(ch, rbac_ok=True, actor_unreadable=False, actor_service=False, res_mark=False, evaluator_on=False, mapping_throws=False, op=none, tgt=none, src=none, omark=tuple((False,) * J for _ in range(K)),
-                    orole=tuple((False,) * J for _ in range(K)), oext=tuple((False,) * J for _ in range(K)), ofile=tuple((False,) * J for _ in range(K)), end=(0,) * K, etgt=(0,) * K, emark=(False,) * K)
+                    orole=tuple((False,) * J for _ in range(K)), oext=tuple((False,) * J for _ in range(K)), ofile=tuple((False,) * J for _ in range(K)), ourl=tuple((False,) * J for _ in range(K)), ouri=tuple((False,) * J for _ in range(K)), end=(0,) * K, etgt=(0,) * K, emark=(False,) * K)
     kinds = tuple(int(Kind.RESULT) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
     assistant = tuple(True if kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
@@ -44,7 +44,8 @@ def _reread(ch: Choices, rng: random.Random) -> Choices:
         ch, kind=kinds, assistant=assistant, mark=mark, mapping_on=mapping, mapping_throws=mapping and ch.mapping_throws,
         op=_put(ch.op, k, j, int(Op.MOVE)), tgt=_put(ch.tgt, k, j, 1), src=_put(ch.src, k, j, src),
         omark=_put(ch.omark, k, j, False), orole=_put(ch.orole, k, j, False), oext=_put(ch.oext, k, j, False),
-        ofile=_put(ch.ofile, k, j, False), car_err=False,  # no carrier is left to hold an error outcome
+        ofile=_put(ch.ofile, k, j, False), ourl=_put(ch.ourl, k, j, False), ouri=_put(ch.ouri, k, j, False),
+        car_err=False, car_hist=False, hist_mark=False,  # no carrier is left to hold an error outcome or a stored result
     )
 
 
