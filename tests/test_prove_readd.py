@@ -40,8 +40,9 @@ def test_the_measured_call_merges_the_carrier_into_the_reply_target(mode):
     ex = execute(scenario(ch), mode)
     run = of_run(SCOPE, ex)
     slots = dict(run["list"][0])
-    # (the last field: the label of a file part; none here)
-    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False, NO_LABEL))
+    # (the last fields: the label of a file part, a stored result beside the carrier's outcome,
+    # whether the file part names a URL, or is a data URI of another type; none here)
+    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False, NO_LABEL, int(Tool.NONE), False, False))
     assert slots[3][0] == (False, False, True, False) and slots[3][1][3] == int(Tool.RESULT)
     assert not disagreements(run, of_encoding(encode(ch, mode)))
 
