@@ -286,7 +286,10 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
 def response_text(lst: MessageList) -> str:
     """The result's ``text``: the text of the last model message of the last response
     message (``get.response.aiV4.core()``), i.e. its text parts after its last tool invocation
-    that is not a pending call."""
+    that is not a pending call. The texts are concatenated as JavaScript does: a null or
+    undefined text gives ``"null"``/``"undefined"`` (measured on Mastra 1.71.0 raw with memory and
+    on Breakwater: ``[null] + "reply-0"`` reads ``"nullreply-0"``; docs/breakwater-measurements.md
+    §17)."""
     resp = lst.view(Source.RESPONSE)
     if not resp:
         return ""
@@ -297,7 +300,8 @@ def response_text(lst: MessageList) -> str:
         # model message (step-start parts do not); pending calls are not converted
         if isinstance(p, ToolPart) and p.state not in (ToolState.CALL, ToolState.PARTIAL_CALL):
             start = i + 1
-    return "".join(p.text for p in parts[start:] if isinstance(p, TextPart) and isinstance(p.text, str))
+    texts = (p.text for p in parts[start:] if isinstance(p, TextPart))
+    return "".join(t if isinstance(t, str) else "null" if t is None else "undefined" for t in texts if isinstance(t, str) or t is None or t is UNDEFINED)
 
 
 _NO_RESULT_STATES = frozenset({ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED})

@@ -132,12 +132,15 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
 
 def cloned(m: Message) -> Message:
     """G8/G12: the message as ``structuredClone`` copies it before the conversion (accessors
-    read, class instances made plain); a value it cannot copy, or a text that is not a string,
-    makes the conversion throw: not classified."""
+    read, class instances made plain); a value it cannot copy, or a text that is neither a
+    string nor null/undefined, makes the conversion throw: not classified. A null or undefined
+    text is converted as it is (Mastra's ``text?.trim()`` does not throw on it) and read as
+    JSON gives it: ``null`` reads ``"null"``, undefined reads nothing
+    (docs/breakwater-measurements.md §17, seed 8443 case 953)."""
     try:
         parts = []
         for p in m.parts or ():
-            if isinstance(p, (TextPart, ReasoningPart)) and not isinstance(p.text, str):
+            if isinstance(p, (TextPart, ReasoningPart)) and not (isinstance(p.text, str) or p.text is None or p.text is UNDEFINED):
                 raise NotClassified("text that is not a string")
             if isinstance(p, TextPart):
                 p = TextPart(p.text, structured_clone(p.provider_options), p.created_at)

@@ -5,7 +5,7 @@ from guardspec.model.messages import FilePart, ImagePart, Message, Role, SystemM
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import AddSystem, Processor
 from guardspec.model.scenario import Mode
-from guardspec.model.values import obj
+from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
 
 from conftest import events, scenario, tool
@@ -55,6 +55,21 @@ def test_g12_non_string_text_is_not_classified():
     (e,) = events(obs, "agent.input.policy")
     assert (e.decision, e.reason) == ("error", "input message content is not classified")
     assert obs.prompts == ()
+
+
+def test_g12_null_or_undefined_text_is_read_as_json_gives_it():
+    """docs/breakwater-measurements.md §17 (seed 8443 case 953, measured on the Breakwater
+    0.17.0 build): Mastra's conversion takes a null or undefined text (``text?.trim()``), so
+    the gate passes it and the policy engine reads the value as ``JSON.stringify`` gives it:
+    ``null`` as ``"null"``, undefined as nothing; the call is answered."""
+    obs = _run(Message("u1", Role.USER, (TextPart("a"), TextPart(None), TextPart("b")), 10))
+    assert isinstance(obs.outcome, Answered)
+    assert obs.read == "a\nnull\nb"
+    obs = _run(Message("u1", Role.USER, (TextPart(UNDEFINED), TextPart("b")), 10))
+    assert isinstance(obs.outcome, Answered)
+    assert obs.read == "b"
+    denied = _run(Message("u1", Role.USER, (TextPart(None),), 10), policies=(DenyPatterns("no-null", ("null",)),))
+    assert denied.outcome == Refused("policy 'no-null' denied the input", POLICY)
 
 
 def test_g12_tool_parts_read_as_tool_name_and_json_args_then_their_output():

@@ -88,3 +88,18 @@ def test_m12_generate_re_adds_earlier_response_messages_too():
     obs = run(scenario(user("c00", "hi", 10), processors=(p,), reply="reply-0"), Mode.RAW)
     reply = obs.list.messages[-1].message
     assert [pt.text for pt in reply.parts] == ["reply-0", "added"]
+
+
+def test_m12_result_text_concatenates_a_null_or_undefined_text_as_javascript_does():
+    """docs/breakwater-measurements.md §17 (measured on Mastra 1.71.0 raw with memory, and on
+    Breakwater, which reads the text back on every loop): the reply merged into the caller's
+    trailing assistant message whose text is null reads ``"nullreply"``, undefined
+    ``"undefinedreply"``; a string as itself."""
+    from guardspec.model.messages import Role, TextPart
+    from guardspec.model.values import UNDEFINED
+
+    threads = stored(user("u0", "hi", 1))
+    for text, expected in ((None, "nullreply"), (UNDEFINED, "undefinedreply"), ("abc", "abcreply")):
+        caller = Message("c0", Role.ASSISTANT, (TextPart(text),), 10)
+        assert run(scenario(caller, threads=threads, reply="reply"), Mode.RAW).result.text == expected
+        assert run(scenario(caller, reply="reply"), Mode.GUARDED).result.text == expected
