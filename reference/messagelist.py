@@ -31,7 +31,7 @@ from guardspec.model.messages import (
 from guardspec.model.values import UNDEFINED, JsObject
 
 from .errors import MastraError
-from .jsvalues import falsy, join_texts, read
+from .jsvalues import falsy, join_texts, read, to_string
 
 
 @frozen
@@ -211,7 +211,9 @@ def part_key(p: Part) -> tuple:
     """``CacheKeyGenerator.fromDBParts([part])``: type + text; toolCallId + state for tool
     parts; reasoning text; file data + media type; the bare type for step-start."""
     if isinstance(p, TextPart):
-        return ("text", p.text if isinstance(p.text, str) else repr(p.text))
+        # ``cacheKey += part.text``: a symbol text throws (TypeError), any other value is
+        # converted as ``String`` converts it (docs/breakwater-measurements.md §19)
+        return ("text", to_string(p.text))
     if isinstance(p, ToolPart):
         return ("tool", p.tool_call_id, p.state.value)
     if isinstance(p, StepStartPart):
@@ -730,6 +732,10 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         existing = slots[at] = Slot(entry, existing.sources)
         lst = evolve(lst, slots=tuple(slots))
 
+    # ``shouldReplaceMessage`` compares a same-id message's cache keys before anything else
+    # (``messagesAreEqual``), so a key that throws stops the add here, fold or not
+    equal = existing is not None and cache_key(existing.message) == cache_key(entry)
+
     # 5. memory-over-live fold (M3): whenever the same-id message is live in input, response
     # or context, even when it is in memory too; memory is pushed first, then the live
     # copy's source (so a response copy ends as {response}).
@@ -746,7 +752,6 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
             slots[at] = Slot(folded, _push(_push(EMPTY, Source.MEMORY), live_src))
             return _placed(lst, slots, folded.created_at)
 
-    equal = existing is not None and cache_key(existing.message) == cache_key(entry)
     # 6. memory dedupe: a no-op, the watermark included
     if source is Source.MEMORY and equal:
         return lst

@@ -115,3 +115,16 @@ def test_m2_image_part_is_held_as_a_file_part():
     m = Message("u1", Role.USER, parts=(TextPart("look", created_at=5), ImagePart("note-22", "image/png", created_at=5)), created_at=1)
     lst = ml.add(MessageList(), m, I)
     assert lst.all()[0].parts == (TextPart("look", created_at=5), FilePart("note-22", "image/png", created_at=5))
+
+
+def test_m2_a_same_id_add_compares_cache_keys_first_and_a_symbol_text_throws():
+    """docs/breakwater-measurements.md §19 (seed 8451 case 1066; raw Mastra 1.71.0 fails the call,
+    Breakwater fails the processor): ``shouldReplaceMessage`` builds both messages' cache keys
+    (``cacheKey += part.text``) before any fold or merge, and a symbol text cannot be added to a
+    string: the add throws. A text that is not a string is keyed as ``String`` gives it."""
+    from guardspec.model.values import JsSymbol
+
+    lst = ml.add(MessageList(), Message("n2", Role.USER, (TextPart(JsSymbol("s")),), 5), M, merge=True)
+    with pytest.raises(MastraError):
+        ml.add(lst, user("n2", "later", 20), C)
+    assert ml.part_key(TextPart(5)) == ml.part_key(TextPart("5"))
