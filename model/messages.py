@@ -99,6 +99,12 @@ class ToolPart:
     approval: Any = UNDEFINED  # e.g. obj(approved=False, reason="...")
     provider_metadata: Any = UNDEFINED
     created_at: int | None = None
+    # The JavaScript key order of Mastra's ``toolInvocation`` object, where it can differ from a
+    # literal's (``state, toolCallId, toolName, args, result, errorText, approval``): True when
+    # ``approval`` precedes ``errorText``, as Mastra's merge of an approval, error or denial state
+    # leaves it (M4). Only a fingerprint sees it (G9, docs/breakwater-measurements.md §18); equal
+    # parts compare equal whatever their key order.
+    approval_first: bool = field(default=False, eq=False)
 
     @property
     def is_client_outcome(self) -> bool:

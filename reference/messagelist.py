@@ -519,7 +519,8 @@ def _push_new_part(parts: list, role: Role, incoming: list, i: int, part: Part, 
 def merge_parts(latest: Message, incoming: Message) -> Message:
     """M4 ``MessageMerger.merge`` (docs/mastra-measurements.md §j): an incoming tool part whose
     toolCallId the target holds updates that part (``result``: result and args, no rank check;
-    approval/denied/error states: state, approval, errorText and args; ``call`` and
+    approval/denied/error states: state, approval, errorText and args, the approval key placed
+    before errorText where the stored part had no errorText (``ToolPart.approval_first``); ``call`` and
     ``partial-call``: nothing; a result also enters the legacy ``toolInvocations`` mirror,
     ``Message.tool_invocations``) and anchors the other parts; every other part is inserted at its
     anchored position (appended without anchors) by ``pushNewPart``."""
@@ -550,8 +551,14 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
                 else:
                     mirror[k] = parts[at]
             elif p.state in _APPROVAL_OR_ERROR:
+                # ``{...existing, state, approval, errorText, rawInput, args}``: a key the stored
+                # part lacked is appended, approval before errorText; one it had keeps its place
+                # (the key order a fingerprint sees, docs/breakwater-measurements.md §18)
+                had_both = q.approval is not UNDEFINED and q.error_text is not UNDEFINED
+                first = q.approval_first if had_both else q.error_text is UNDEFINED
                 parts[at] = evolve(
-                    q, state=p.state, approval=p.approval, error_text=p.error_text, args=_spread(q.args, p.args), provider_metadata=md
+                    q, state=p.state, approval=p.approval, error_text=p.error_text, args=_spread(q.args, p.args), provider_metadata=md,
+                    approval_first=first,
                 )
             anchors[i] = at
         else:

@@ -124,3 +124,28 @@ def test_g9_an_error_merged_onto_a_stored_call_leaves_no_mirror():
     obs = _readd_remembered_outcome(error, error)
     assert isinstance(obs.outcome, Answered)
     assert "let me check" not in obs.read
+
+
+def test_g9_an_error_with_an_approval_merged_onto_a_stored_call_has_its_keys_in_another_order():
+    """docs/breakwater-measurements.md §18 (seed 8451 case 1547, 8431 case 144, measured on the
+    Breakwater 0.17.0 build): Mastra's merge writes ``approval`` before ``errorText`` into the
+    stored call, a literal lists ``errorText`` first, and Breakwater's fingerprint lists own
+    keys in order: the literal copy is a change, recorded and read whole."""
+    approval = obj(approved=False, reason="no")
+    error = tool("tc1", "output-error", error_text="boom", args=obj(q=1), approval=approval)
+    obs = _readd_remembered_outcome(error, error)
+    assert isinstance(obs.outcome, Answered)
+    assert obs.read.count("let me check") == 1
+    assert obs.read.index("thanks") < obs.read.index("let me check")
+
+
+def test_g9_a_merged_error_with_an_approval_keeps_its_values():
+    """§18: the key order is seen by the fingerprint alone; the merged part equals the literal."""
+    from guardspec.reference import messagelist as ml
+
+    stored_a0 = assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2)
+    error = tool("tc1", "output-error", error_text="boom", args=obj(q=1), approval=obj(approved=False, reason="no"))
+    merged = ml.merge_parts(stored_a0, assistant("a0", error, created_at=2))
+    literal = assistant("a0", "let me check", error, created_at=2)
+    assert merged.parts == literal.parts
+    assert merged.parts[1].approval_first and not literal.parts[1].approval_first
