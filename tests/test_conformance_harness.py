@@ -266,6 +266,35 @@ def test_a_known_entry_may_ask_what_the_differing_message_is(tmp_path: Path) -> 
             load_known(f)
 
 
+def test_a_known_entry_may_ask_that_the_implementation_left_the_message_unsaved(tmp_path: Path) -> None:
+    """docs/protocol.md 'Known discrepancies': ``implUnsaved`` (BW-F3 on durable: Breakwater
+    stores the remembered carrier exactly as the thread held it, so a processor's edit of its
+    text differs first, seeds 8432 case 438, 8433 case 1836, 8443 case 1272, 8451 case 1417)."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].parts*",
+                                                        "message": {"remembered": True, "callerOutcome": True, "implUnsaved": True}, "reason": "BW-F3"}]}))
+    known = load_known(f)
+    call = {"id": "tc1", "toolName": "lookup", "args": {}}
+    stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "call", **call}]}
+    caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    edited_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "new"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [stored_a0]}]}
+    model = {"stored": [edited_a0]}
+    at_text = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[0].parts[0].text", "new", "old"),))
+    # Breakwater stored a0 as the thread held it: BW-F3
+    assert known_reason(known, at_text, "durable", "h", model, scenario, {"stored": [stored_a0]}) == "BW-F3"
+    # it saved something of it (here the caller's result, the text kept): not this entry
+    half = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    assert known_reason(known, at_text, "durable", "h", model, scenario, {"stored": [half]}) is None
+    # without the implementation's observation, or on another loop: no match
+    assert known_reason(known, at_text, "durable", "h", model, scenario) is None
+    assert known_reason(known, at_text, "stream", "h", model, scenario, {"stored": [stored_a0]}) is None
+
+
 def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path) -> None:
     """``message`` on a prompt path: ``$.prompts[k][i]`` names the model's i-th entry of its
     k-th prompt by the id the model gives it (BW-F3 on durable: the stored result on the

@@ -142,17 +142,19 @@ def _path_glob(path: str, pattern: str) -> bool:
     return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), path, re.S) is not None
 
 
-MESSAGE_FACTS = ("remembered", "callerOutcome")
+MESSAGE_FACTS = ("remembered", "callerOutcome", "implUnsaved")
 
 
-def message_facts(v: Verdict, model: Any, scenario: Any) -> dict[str, bool] | None:
+def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> dict[str, bool] | None:
     """What a known entry's ``message`` asks of the message the first difference lies in: the
     element ``$.<field>[i]`` of the model's observation its path starts with (e.g.
     ``$.stored[1].parts[1].state``: the model's second stored message). ``remembered``: its id
     is a message of the thread the call is bound to, as stored before the call;
     ``callerOutcome``: the caller sends a message with its id holding a client tool part (a
-    ``tool-invocation``: the caller's outcome for a stored call, SPEC M3). None when the path
-    names no message or the scenario binds no thread. A prompt path (``$.prompts[k][i]...``)
+    ``tool-invocation``: the caller's outcome for a stored call, SPEC M3); ``implUnsaved``: the
+    implementation's observation ``impl`` stores a message with its id whose parts are those
+    the thread held before the call (the call saved nothing of it; false without ``impl``).
+    None when the path names no message or the scenario binds no thread. A prompt path (``$.prompts[k][i]...``)
     names the model's ``i``-th entry of its ``k``-th prompt, by the id the model gives it."""
     import re
 
@@ -179,13 +181,17 @@ def message_facts(v: Verdict, model: Any, scenario: Any) -> dict[str, bool] | No
         isinstance(x, dict) and x.get("id") == mid and any(isinstance(p, dict) and p.get("type") == "tool-invocation" for p in x.get("parts") or ())
         for x in call.get("messages") or ()
     )
-    return {"remembered": remembered, "callerOutcome": outcome}
+    before = next((x.get("parts") for x in thread.get("messages") or () if isinstance(x, dict) and x.get("id") == mid), None)
+    kept = impl.get("stored") if isinstance(impl, dict) else None
+    unsaved = remembered and isinstance(kept, list) and any(isinstance(x, dict) and x.get("id") == mid and x.get("parts") == before for x in kept)
+    return {"remembered": remembered, "callerOutcome": outcome, "implUnsaved": unsaved}
 
 
-def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None, scenario: Any = None) -> str | None:
+def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None, scenario: Any = None, impl: Any = None) -> str | None:
     """The reason of the first entry of ``known`` the case matches (``load_known``), or None.
-    ``model``: the model's observation (JSON), ``scenario``: the scenario (JSON); an entry that
-    asks of either does not match without it."""
+    ``model``: the model's observation (JSON), ``scenario``: the scenario (JSON), ``impl``: the
+    implementation's observation (JSON); an entry that asks of them does not match without
+    them."""
     from fnmatch import fnmatchcase
 
     from .compare import coarse
@@ -209,7 +215,7 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = 
             if not isinstance(outcome, dict) or any(outcome.get(key) != val for key, val in k["outcome"].items()):
                 continue
         if "message" in k:
-            facts = message_facts(v, model, scenario)
+            facts = message_facts(v, model, scenario, impl)
             if facts is None or any(facts[key] != val for key, val in k["message"].items()):
                 continue
         return k["reason"]
@@ -403,7 +409,8 @@ def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = Non
                     v = judge(scenarios[i], m, mo, ans, cfg.comparison, impl.hello or hello, loop)
                 rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": hashes[i], **v.to_json(), "seconds": round(ans.seconds, 4)}
                 if v.status in ("disagree", "problem"):
-                    why = known_reason(cfg.known, v, loop, hashes[i], mo, scenarios[i])
+                    observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
+                    why = known_reason(cfg.known, v, loop, hashes[i], mo, scenarios[i], observed)
                     if why is not None:
                         rec["status"], rec["known"] = "known", why
                     elif isinstance(ans.reply, dict) and v.status == "disagree":
