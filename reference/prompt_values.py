@@ -23,6 +23,7 @@ from .jsvalues import to_string
 from .messagelist import StepStartPart
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
+from .guard.urls import parse_url
 
 # M12 (Mastra's conversion): the text an ``output-denied`` call without a reason gives.
 DENIED = "Tool call was not approved by the user"
@@ -30,7 +31,6 @@ DENIED = "Tool call was not approved by the user"
 _RESULT_STATES = (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED)
 _OUTPUT_TYPES = ("text", "json", "error-text", "error-json")
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-_SCHEME = ("http:", "https:", "data:", "file:", "ftp:", "blob:")
 
 
 def _options(v: Any) -> list[Any]:
@@ -95,7 +95,8 @@ def base64_text(payload: str) -> str:
 
 def media_values(p: FilePart | ImagePart) -> list[Any]:
     """G12 A file (or image) part: its media type, and for a ``text/*`` media type
-    (any case) its data: a URL as the URL, anything else as the base64 Mastra's conversion
+    (any case) its data: a URL (any string ``new URL`` accepts, a data URL apart) as the
+    string, anything else as the base64 Mastra's conversion
     wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``); a data URI is read
     as its payload (the text after the first comma) under the part's own media type, its own
     type never read (Mastra's rewrite, k44). An array is read as ``String(array)`` (k18). Other
@@ -111,9 +112,17 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
     if not isinstance(data, str) or not isinstance(media, str):
         raise NotClassified("file data is not a string or URL")
     values: list[Any] = [media]
-    if data.lower().startswith(_SCHEME) and not data.lower().startswith("data:"):
+    # Mastra keeps a string ``new URL`` accepts as the URL, and Breakwater reads a URL that is
+    # not a data URL as the URL (``note: see the file`` included; seed 8453 case 97,
+    # docs/breakwater-measurements.md §20)
+    url = parse_url(data)
+    if url is not None and url.scheme != "data":
         if media.lower().startswith("text/"):
-            values.append(data)
+            # ``url.toString()``: the text ``new URL`` parsed (C0 controls and spaces stripped
+            # from its ends, tabs and newlines removed), the scheme lower-cased; a special
+            # scheme's host and path are not normalised here (the scenarios' URLs already are)
+            text = data.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
+            values.append(url.scheme + text[len(url.scheme):])
         return values
     # M12 k44: Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>``
     # before the policies read it, so the URI's own media type is never read

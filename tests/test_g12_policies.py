@@ -198,3 +198,15 @@ def test_g12_array_file_data_is_read_as_its_string():
     assert read(("aGk=",)) == "text/plain\nhi\nt"
     assert read((None, "aGk=")) == "text/plain\nt"
     assert read(((1,),)) is None
+
+
+def test_g12_file_data_that_parses_as_a_url_is_read_as_the_url():
+    """docs/breakwater-measurements.md §20 (seed 8453 case 97, measured on the Breakwater 0.17.0
+    build): Mastra keeps file data that ``new URL`` accepts as the URL, whatever its scheme
+    (``note: see the file`` is a URL of scheme ``note``), and Breakwater reads a ``text/*`` URL
+    as its text (ends stripped); other media types read their type only. In an assistant
+    message no gate denies the scheme."""
+    parts = (FilePart("note: see the file", "text/plain"), FilePart("x:  y  ", "text/markdown"), FilePart("note:z", "image/png"))
+    obs = _run(Message("a1", Role.ASSISTANT, parts, 5))
+    assert isinstance(obs.outcome, Answered)
+    assert obs.read == "text/plain\nnote: see the file\ntext/markdown\nx:  y\nimage/png"
