@@ -103,3 +103,22 @@ def test_g12_read_back_failure_on_stream_answers_with_the_streamed_text():
     obs = _pending_approval_caller(Loop.STREAM)
     assert isinstance(obs.outcome, Answered)
     assert (obs.result.text, obs.result.finish_reason) == ("reply-0", "error")
+
+
+def test_g12_durable_output_step_sees_no_stale_memory_reference():
+    """docs/breakwater-measurements.md §21 (seed 8454 case 1227, measured on the Breakwater
+    0.17.0 build): p1 clears the input, which leaves the remembered carrier a0 as a stale memory
+    reference (M5), then re-adds a0 as input; the reply merges into it. The durable output step
+    gets a list rebuilt from the workflow state, whose checker names a0 ``response`` only, so a0
+    is saved with the reply (Breakwater's checker there: memory empty, output ``[a0]``)."""
+    from guardspec.model.messages import Source
+    from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds, SameList
+
+    history = stored(user("u0", "hi", 1), assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2))
+    caller = assistant("a0", tool("tc1", "result", result=obj(city="Paris"), args=obj(q=1)), created_at=2)
+    literal = assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2)
+    p1 = Processor("p1", steps=(ClearInput(), RemoveByIds(("a0",)), AddMessages((literal,), Source.INPUT, merge=False)), end=Return(SameList()))
+    obs = run(scenario(caller, threads=history, processors=(p1,), loop=Loop.DURABLE, reply="reply-0"), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    saved = stored_message(obs, "a0")
+    assert saved.text().endswith("reply-0")

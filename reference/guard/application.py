@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
+from guardspec.model.fast import evolve
 from guardspec.model.values import UNDEFINED
 
 from .. import messagelist as ml
@@ -160,8 +161,11 @@ def policy_engine_output_return(lst: MessageList) -> MessageList:
     (M13). That add stamps every part of theirs without ``createdAt`` (M2), so a remembered
     message the reply merged into (M4) is saved with its parts stamped. The seed is silent on
     the engine's output step. On generate and stream the saved copy keeps its parts as they
-    were (the stamps come after saving there, ``model_step.stamp_merged_reply``)."""
-    check = ml.checker(lst)
+    were (the stamps come after saving there, ``model_step.stamp_merged_reply``). The durable
+    loop hands this step a list rebuilt from its workflow state, so a stale source reference (a
+    message object a cleared source left in another set, M5) is gone: the checker names only
+    the sources of the messages on the list (measured, §21)."""
+    check = ml.checker(evolve(lst, detached=()))
     for m in lst.view(Source.RESPONSE):
         lst = ml.remove_by_ids(lst, [m.id])
         lst = ml.add_one(lst, m, check.get(m.id, Source.RESPONSE), merge=False)
