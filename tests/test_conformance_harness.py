@@ -295,6 +295,37 @@ def test_a_known_entry_may_ask_that_the_implementation_left_the_message_unsaved(
     assert known_reason(known, at_text, "stream", "h", model, scenario, {"stored": [stored_a0]}) is None
 
 
+def test_a_known_entry_may_ask_that_the_implementations_row_is_the_unsaved_carrier(tmp_path: Path) -> None:
+    """``implRowUnsavedCarrier``: the implementation's message at the differing index is the
+    remembered caller-outcome message as the thread held it (BW-F3 when the model saved the
+    carrier's replacement later: seeds 8443 #1077, 8454 #1046-1051, ``$.stored[1].id``)."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].id",
+                                                        "message": {"implRowUnsavedCarrier": True}, "reason": "BW-F3"}]}))
+    known = load_known(f)
+    call = {"id": "tc1", "toolName": "lookup", "args": {}}
+    h0 = {"id": "h0", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
+    stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "call", **call}]}
+    a9 = {"id": "a9", "role": "assistant", "parts": [{"type": "text", "text": "later"}]}
+    caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    moved_a0 = {"id": "a0", "role": "user", "parts": [{"type": "text", "text": "moved"}]}
+    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [h0, stored_a0, a9]}]}
+    model = {"stored": [h0, a9, moved_a0]}
+    at_1 = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].id", "a9", "a0"),))
+    assert known_reason(known, at_1, "durable", "h", model, scenario, {"stored": [h0, stored_a0, a9]}) == "BW-F3"
+    # Breakwater saved the caller's result on a0: not unsaved
+    saved = {"id": "a0", "role": "assistant", "parts": caller_a0["parts"]}
+    assert known_reason(known, at_1, "durable", "h", model, scenario, {"stored": [h0, saved, a9]}) is None
+    # the row is an unsaved remembered message the caller sent no outcome for
+    other = {"call": {"messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "x"}]}], "memory": {"thread": "t1", "resource": "r1"}},
+             "threads": scenario["threads"]}
+    assert known_reason(known, at_1, "durable", "h", model, other, {"stored": [h0, stored_a0, a9]}) is None
+
+
 def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path) -> None:
     """``message`` on a prompt path: ``$.prompts[k][i]`` names the model's i-th entry of its
     k-th prompt by the id the model gives it (BW-F3 on durable: the stored result on the

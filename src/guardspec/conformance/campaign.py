@@ -142,7 +142,7 @@ def _path_glob(path: str, pattern: str) -> bool:
     return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), path, re.S) is not None
 
 
-MESSAGE_FACTS = ("remembered", "callerOutcome", "implUnsaved")
+MESSAGE_FACTS = ("remembered", "callerOutcome", "implUnsaved", "implRowUnsavedCarrier")
 
 
 def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> dict[str, bool] | None:
@@ -153,7 +153,10 @@ def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> di
     ``callerOutcome``: the caller sends a message with its id holding a client tool part (a
     ``tool-invocation``: the caller's outcome for a stored call, SPEC M3); ``implUnsaved``: the
     implementation's observation ``impl`` stores a message with its id whose parts are those
-    the thread held before the call (the call saved nothing of it; false without ``impl``).
+    the thread held before the call (the call saved nothing of it; false without ``impl``);
+    ``implRowUnsavedCarrier``: the implementation's own message at that index of that field is
+    such an unsaved remembered message carrying the caller's outcome (the model saved something
+    else there, e.g. the carrier moved later by a processor).
     None when the path names no message or the scenario binds no thread. A prompt path (``$.prompts[k][i]...``)
     names the model's ``i``-th entry of its ``k``-th prompt, by the id the model gives it."""
     import re
@@ -184,7 +187,15 @@ def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> di
     before = next((x.get("parts") for x in thread.get("messages") or () if isinstance(x, dict) and x.get("id") == mid), None)
     kept = impl.get("stored") if isinstance(impl, dict) else None
     unsaved = remembered and isinstance(kept, list) and any(isinstance(x, dict) and x.get("id") == mid and x.get("parts") == before for x in kept)
-    return {"remembered": remembered, "callerOutcome": outcome, "implUnsaved": unsaved}
+    impl_rows = impl.get(m.group(1)) if isinstance(impl, dict) and p is None else None
+    row = impl_rows[i] if isinstance(impl_rows, list) and i < len(impl_rows) and isinstance(impl_rows[i], dict) else None
+    row_id = row.get("id") if row is not None else None
+    row_carrier = (
+        row is not None
+        and any(isinstance(x, dict) and x.get("id") == row_id and x.get("parts") == row.get("parts") for x in thread.get("messages") or ())
+        and any(isinstance(x, dict) and x.get("id") == row_id and any(isinstance(q, dict) and q.get("type") == "tool-invocation" for q in x.get("parts") or ()) for x in call.get("messages") or ())
+    )
+    return {"remembered": remembered, "callerOutcome": outcome, "implUnsaved": unsaved, "implRowUnsavedCarrier": row_carrier}
 
 
 def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None, scenario: Any = None, impl: Any = None) -> str | None:
