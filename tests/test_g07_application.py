@@ -136,6 +136,22 @@ def test_g7_entries_mastra_cannot_add_cannot_be_applied(entry):
     assert _run(ArrayOf(append=(entry,))).outcome == FAILED
 
 
+def test_g7_a_returned_memory_message_of_another_thread_is_re_added():
+    """docs/breakwater-measurements.md §22 (seed 8457 case 942, measured on the Breakwater 0.17.0
+    build): Mastra checks the thread only of a message added under a source other than memory;
+    p1 adds another thread's message as memory; p2 returns it, and it is re-added as memory
+    (the source it had before p2 ran), so the call goes on. A message of another thread re-added
+    as input still cannot be applied (``test_g7_entries_mastra_cannot_add_cannot_be_applied``)."""
+    from guardspec.model.messages import Source
+
+    elsewhere = user("x2", "elsewhere", 20, thread_id="other-thread")
+    p1 = Processor("p1", steps=(AddMessages((elsewhere,), Source.MEMORY, merge=False),), end=Return(SameList()))
+    p2 = Processor("p2", end=Return(ArrayOf(base="received")))
+    obs = run(scenario(user("u1", "hi", 30), processors=(p1, p2), threads=stored(user("h1", "old", 10))), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    assert list_sources(obs)["x2"] == {"memory"}
+
+
 # -- docs/breakwater-measurements.md §5: system entries Breakwater applies (issue 9 points 6, 12) ---
 
 

@@ -31,12 +31,16 @@ def falsy(v: Any) -> bool:
     return False
 
 
-def _check_entry(lst: MessageList, e: Any) -> None:
-    """G7: messages Mastra cannot add (no content, another thread's message) cannot be applied."""
+def _check_entry(lst: MessageList, e: Any, source: Source) -> None:
+    """G7: messages Mastra cannot add (no content, another thread's message) cannot be applied.
+    Mastra checks the thread only of a message added under a source other than memory, so a
+    returned message re-added as memory may belong to another thread (measured, seed 8457 case
+    942: docs/breakwater-measurements.md §22)."""
     if e.parts is None:
         raise CannotApply("a message with no content")
-    if (e.thread_id is not None and lst.thread_id is not None and e.thread_id != lst.thread_id) or (
-        e.resource_id is not None and lst.resource_id is not None and e.resource_id != lst.resource_id
+    if source is not Source.MEMORY and (
+        (e.thread_id is not None and lst.thread_id is not None and e.thread_id != lst.thread_id)
+        or (e.resource_id is not None and lst.resource_id is not None and e.resource_id != lst.resource_id)
     ):
         raise CannotApply("another thread's message")
 
@@ -106,12 +110,13 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
             if not isinstance(e, Message):
                 lst = ml.add_one(lst, e, Source.INPUT, merge=False)  # a string; anything else throws
                 continue
-            _check_entry(lst, e)
+            prior = before.get(e.id, frozenset({Source.INPUT}))
+            _check_entry(lst, e, next(x for x in SOURCE_ORDER if x in prior) if prior else Source.INPUT)
             # Unlike the workflow runner (M8), even the very object the list holds is
             # removed and re-added, as the durable runner's legacy path does; its prior
             # sources are restored, so memory+input stays both (S3).
             lst = ml.remove_by_ids(lst, [e.id])
-            lst = _readd(lst, e, before.get(e.id, frozenset({Source.INPUT})))
+            lst = _readd(lst, e, prior)
     except MastraError as err:
         raise CannotApply(str(err), lst) from err
     except CannotApply as err:
