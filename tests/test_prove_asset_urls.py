@@ -93,12 +93,12 @@ def test_encoding_agrees_on_user_file_urls():
 
 
 def test_g2_is_proven_with_file_urls_in_scope():
-    vs = prove(Scope(3, 2, 2), names=["G2", "I4", "G11"], timeout=120)
+    vs = prove(Scope(3, 2, 2), names=["G2", "I4", "G11"], timeout=600)
     assert [(v.name, v.status, v.premise) for v in vs] == [("G2", PROVEN, "sat"), ("I4", PROVEN, "sat"), ("G11", PROVEN, "sat")]
 
 
 def test_input_assets_gate_skipped_is_refuted_by_g2():
-    kill = refute_mutant("input_assets_gate_skipped", Scope(3, 2, 2), timeout=60)
+    kill = refute_mutant("input_assets_gate_skipped", Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.name == "G2"
     assert kill.under_mutant and not kill.without
     assert any("evil.example" in v for v in kill.under_mutant)

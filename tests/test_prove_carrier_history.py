@@ -106,13 +106,13 @@ def test_encoding_agrees_on_carriers_with_a_stored_result(mode):
 
 
 def test_i4_and_g11_are_proven_with_stored_results_beside_the_outcome():
-    verdicts = prove(SCOPE, names=["I4", "G11", "I8"], timeout=120)
+    verdicts = prove(SCOPE, names=["I4", "G11", "I8"], timeout=600)
     assert [(v.name, v.status, v.premise) for v in verdicts] == [("I4", PROVEN, "sat"), ("G11", PROVEN, "sat"), ("I8", PROVEN, "sat")]
 
 
 @pytest.mark.parametrize("mutant", ["stored_result_mapped", "mapped_history_not_reread"])
 def test_the_issue_9_mapping_mutants_are_refuted_with_a_stored_result_beside_the_outcome(mutant):
-    kill = refute_mutant(mutant, Scope(3, 2, 2), timeout=60)
+    kill = refute_mutant(mutant, Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.name == "I4"
     assert kill.under_mutant and not kill.without
     # the mapped stored result, which the model receives and the policies never read

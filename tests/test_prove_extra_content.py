@@ -87,7 +87,7 @@ WHAT = {"part_provider_options_sent": "providerOptions", "user_message_sends_eve
 
 @pytest.mark.parametrize("name", list(WHAT))
 def test_sending_extra_content_is_refuted_by_i4_and_replayed(name):
-    kill = refute_mutant(name, SCOPE, timeout=30)
+    kill = refute_mutant(name, SCOPE, timeout=600)
     assert kill is not None and kill.name == "I4" and kill.replayed
     what = WHAT[name]
     assert any(what in v for v in kill.under_mutant), kill.under_mutant

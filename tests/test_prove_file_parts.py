@@ -71,12 +71,12 @@ def test_encoding_agrees_on_file_parts(mode):
 
 
 def test_i4_is_proven_with_file_parts_in_scope():
-    (v,) = prove(Scope(3, 2, 2), "guarded", names=["I4"], timeout=120)
+    (v,) = prove(Scope(3, 2, 2), "guarded", names=["I4"], timeout=600)
     assert v.status == PROVEN
 
 
 def test_text_file_data_read_raw_is_refuted_by_i4():
-    kill = refute_mutant("text_file_data_read_raw", Scope(3, 2, 2), timeout=60)
+    kill = refute_mutant("text_file_data_read_raw", Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.name == "I4"
     assert kill.under_mutant and not kill.without
     assert any(any(row) for row in kill.choices.ofile)

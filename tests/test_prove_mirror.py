@@ -98,7 +98,7 @@ def test_encoding_agrees_on_error_carriers(mode):
 
 
 def test_moved_outcomes_not_removed_is_refuted_with_an_error_carrier():
-    kill = refute_mutant("moved_outcomes_not_removed", Scope(3, 2, 2), timeout=60)
+    kill = refute_mutant("moved_outcomes_not_removed", Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.under_mutant and not kill.without
     # with a result carrier the literal copy lacks the mirror and the snapshot removes it
     # anyway: only an outcome that writes no mirror tells the mutant from the guard

@@ -45,6 +45,6 @@ def test_encoding_agrees_with_the_interpreter_on_split_system_messages(mode):
 
 
 def test_reading_split_parts_apart_is_refuted_by_i4_and_replayed():
-    kill = refute_mutant("system_parts_read_apart", SCOPE, timeout=30)
+    kill = refute_mutant("system_parts_read_apart", SCOPE, timeout=600)
     assert kill is not None and kill.name == "I4"
     assert any("as the model receives them" in v for v in kill.under_mutant) and not kill.without

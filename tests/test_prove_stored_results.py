@@ -97,11 +97,11 @@ def test_a_stored_result_re_added_under_input_is_sent_and_read_mapped():
 
 
 def test_i4_is_proven_with_stored_results_in_scope():
-    (v,) = prove(SCOPE, "guarded", ["I4"], timeout=60)
+    (v,) = prove(SCOPE, "guarded", ["I4"], timeout=600)
     assert v.status == PROVEN and v.premise == "sat"
 
 
 def test_reading_a_history_id_before_mapping_is_refuted_by_i4_and_replayed():
-    kill = refute_mutant("history_input_read_unmapped", Scope(3, 2, 2), timeout=30)
+    kill = refute_mutant("history_input_read_unmapped", Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.name == "I4" and kill.replayed
     assert any("mapped:" in v for v in kill.under_mutant) and not kill.without
