@@ -98,17 +98,16 @@ def policy_engine_output_return(lst: ListS) -> ListS:
     Mastra's runner removes each by id (out of every source set, mastra-facts §1.5) and re-adds
     it, merge off, under the source its checker names first (mastra-facts §1.7: memory, input,
     response, context, by id). A response message holds neither memory nor input (M1: adding
-    under response drops them), so the checker names response, or memory when ``clear.input``
-    left a stale memory reference under its id (M5, docs/mastra-measurements.md §j): then the
-    message is memory alone and is not saved (M13 saves input and response). Either way a
-    response message that was also context (moved under context by a processor, then merged
-    into by the reply, M4) is no longer context. Its parts are stamped already (M2: added under
+    under response drops them), so the checker names response: the durable loop hands this step
+    a list rebuilt from its workflow state, so a stale memory reference ``clear.input`` left
+    (M5) is gone (docs/breakwater-measurements.md §21), and the message stays response and is
+    saved (M13). A response message that was also context (moved under context by a processor,
+    then merged into by the reply, M4) is no longer context. Its parts are stamped already (M2: added under
     a source other than memory, or merged into)."""
     out = []
-    for s, slot in enumerate(lst.slots):
+    for slot in lst.slots:
         back = L.and_(slot.present, slot.resp)
-        to_memory = L.and_(back, lst.stale_at(s))
-        out.append(Slot(slot.present, L.or_(slot.mem, to_memory), slot.inp, L.and_(slot.resp, L.not_(to_memory)), L.and_(slot.ctx, L.not_(back)), slot.c, slot.obj))
+        out.append(Slot(slot.present, slot.mem, slot.inp, slot.resp, L.and_(slot.ctx, L.not_(back)), slot.c, slot.obj))
     return ls.with_slots(lst, tuple(out))
 
 
