@@ -10,6 +10,7 @@ from guardspec.properties.harness import execute
 from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode
+from guardspec.properties.symbolic.scope import Kind
 
 
 def check(ch: Any, mode: str, scope: Any, *, in_scope: bool = False) -> Any:
@@ -24,3 +25,13 @@ def check(ch: Any, mode: str, scope: Any, *, in_scope: bool = False) -> Any:
     d = disagreements(of_run(scope, ex), of_encoding(e))
     assert not d, f"{ch}\n" + "\n".join(d)
     return ex
+
+
+def with_carrier_at_slot_1(ch: Any) -> dict:
+    """The ``kind``, ``assistant`` and ``mark`` fields that put the carrier in slot 1 of random
+    choices: any other carrier becomes a stored message, a carrier or result is an assistant
+    message, an absent slot is unmarked."""
+    kinds = tuple(int(Kind.CARRIER) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
+    assistant = tuple(True if kinds[s] in (Kind.CARRIER, Kind.RESULT) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
+    mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
+    return {"kind": kinds, "assistant": assistant, "mark": mark}

@@ -93,11 +93,8 @@ def test_encoding_agrees_on_carriers_with_a_stored_result(mode):
     checked = 0
     for _ in range(150):
         ch = random_choices(SCOPE, rng)
-        kinds = tuple(int(Kind.CARRIER) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
-        assistant = tuple(True if kinds[s] in (Kind.CARRIER, Kind.RESULT) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
-        mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
         on = rng.random() < 0.8
-        ch = evolve(ch, kind=kinds, assistant=assistant, mark=mark, car_hist=True, hist_mark=rng.random() < 0.3, mapping_on=on, mapping_throws=on and rng.random() < 0.2)
+        ch = evolve(ch, **agreement.with_carrier_at_slot_1(ch), car_hist=True, hist_mark=rng.random() < 0.3, mapping_on=on, mapping_throws=on and rng.random() < 0.2)
         assert all(assumptions(ch))
         if agreement.check(ch, mode, SCOPE) is None:
             continue

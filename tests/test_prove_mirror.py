@@ -82,10 +82,7 @@ def test_encoding_agrees_on_error_carriers(mode):
     checked = 0
     for _ in range(150):
         ch = random_choices(SCOPE, rng)
-        kinds = tuple(int(Kind.CARRIER) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
-        assistant = tuple(True if kinds[s] in (Kind.CARRIER, Kind.RESULT) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
-        mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
-        ch = evolve(ch, kind=kinds, assistant=assistant, mark=mark, car_err=True)
+        ch = evolve(ch, **agreement.with_carrier_at_slot_1(ch), car_err=True)
         if rng.random() < 0.5:
             k, j = rng.randrange(SCOPE.processors), rng.randrange(SCOPE.ops)
             put = lambda g, v: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
