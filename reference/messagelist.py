@@ -753,7 +753,9 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
             if live_src is Source.INPUT:
                 folded = merge_parts(entry, _client_tool_outcomes(entry, live))
             elif entry.role is Role.USER and live.role is Role.USER:
-                folded = evolve(entry, parts=live.parts, metadata=_merged_metadata(entry.metadata, live.metadata))
+                # Mastra writes ``metadata: {...(stored.metadata ?? {}), ...(live.metadata ?? {})}``:
+                # always an object, ``{}`` when neither copy has one (seed 8462 case 79)
+                folded = evolve(entry, parts=live.parts, metadata=_spread(entry.metadata, live.metadata))
             else:
                 folded = merge_parts(_reconcile_text(entry, live), _without_stale_tool_states(entry, live))
             slots[at] = Slot(folded, _push(_push(EMPTY, Source.MEMORY), live_src))

@@ -149,3 +149,14 @@ def test_g9_a_merged_error_with_an_approval_keeps_its_values():
     literal = assistant("a0", "let me check", error, created_at=2)
     assert merged.parts == literal.parts
     assert merged.parts[1].approval_first and not literal.parts[1].approval_first
+
+
+def test_g9_memory_fold_over_a_context_user_message_is_a_change():
+    """M3's user/user fold writes ``content.metadata: {}`` (measured on @mastra/core, §j 3b):
+    the live text stays, but the message gained a key, so p2's memory add is recorded as a
+    change too and both recordings are read (Breakwater seed 8462 case 79)."""
+    obs = _run(
+        Processor("p1", steps=(AddMessages((user("n1", "CONTEXT TEXT", 40),), Source.CONTEXT),)),
+        Processor("p2", steps=(AddMessages((user("n1", "memory text", 40),), Source.MEMORY),)),
+    )
+    assert obs.read == "hi\nCONTEXT TEXT\nCONTEXT TEXT"

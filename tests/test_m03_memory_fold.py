@@ -1,7 +1,7 @@
 """M3 Memory fold: stored history added over a caller input message with the same id."""
 
 from guardspec.model.messages import Source, assistant, user
-from guardspec.model.values import obj
+from guardspec.model.values import UNDEFINED, JsObject, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
 
@@ -88,3 +88,33 @@ def test_m3_fold_applies_when_already_in_memory_and_a_response_copy_ends_respons
     s = lst.slot_of("a1")
     assert s.sources == frozenset({Source.RESPONSE})
     assert [p.text for p in s.message.parts] == ["one", "two"]
+
+
+# -- user/user fold metadata (docs/mastra-measurements.md §j 3b; probe on @mastra/core 1.71.0:
+# live n1 without metadata, then memory n1 of the same id: content.metadata is {}) -------------
+
+
+def _user_fold(live_src, live_md=UNDEFINED, stored_md=UNDEFINED):
+    lst = MessageList(thread_id="t1", resource_id="r1")
+    lst = ml.add(lst, user("n1", "LIVE", 11, metadata=live_md), live_src)
+    return ml.add(lst, user("n1", "STORED", 11, metadata=stored_md), M).slot_of("n1").message
+
+
+def test_m3_user_user_fold_writes_an_empty_metadata_object_when_neither_copy_has_one():
+    for live_src in (Source.CONTEXT, Source.RESPONSE):
+        folded = _user_fold(live_src)
+        assert folded.text() == "LIVE"  # the live content is kept
+        assert folded.metadata == JsObject()  # an own, empty object, not absent
+
+
+def test_m3_user_user_fold_metadata_is_stored_spread_then_live():
+    folded = _user_fold(Source.CONTEXT, live_md=obj(a=1, b=1), stored_md=obj(b=2, c=2))
+    assert folded.metadata == JsObject((("b", 1), ("c", 2), ("a", 1)))  # Mastra's key order
+    assert _user_fold(Source.CONTEXT, stored_md=obj(c=2)).metadata == obj(c=2)
+
+
+def test_m3_input_fold_adds_no_metadata():
+    """The input branch (clientToolOutcomes merge) writes no metadata: measured, no key."""
+    folded = _user_fold(I)
+    assert folded.text() == "STORED"
+    assert folded.metadata is UNDEFINED
