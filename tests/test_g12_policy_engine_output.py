@@ -12,22 +12,25 @@ on its output step; measured through adapters/breakwater on Breakwater 0.17.0 (s
   Mastra reads it back only with memory); when that read-back throws, generate fails and
   stream answers with the text the model streamed (M13).
 
-What the engine's input step returns changes nothing in the model: a remembered message with
-the caller's client tool outcome stays remembered and call input and is saved on every loop
-(S3, I8); Breakwater does otherwise on the durable loop, finding BW-F3.
+The engine's input step returns the messages it was handed. On the durable loop those are the
+input view, and Mastra re-adds each: a caller message moves behind a message a processor added
+with the same createdAt (§23, seed 8457 case 1210; the two scenarios at the end, run on the
+build on all three loops). A remembered message with the caller's client tool outcome stays
+remembered and call input and is saved on every loop (S3, I8); Breakwater does otherwise on
+the durable loop, finding BW-F3.
 """
 
 import pytest
 
 from guardspec.model.agent import DenyPatterns
-from guardspec.model.messages import assistant, user
+from guardspec.model.messages import Source, assistant, user
 from guardspec.model.observation import Answered, Failed
-from guardspec.model.processors import ArrayOf, Processor, Return
+from guardspec.model.processors import AddMessages, ArrayOf, Processor, Return
 from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import obj
 from guardspec.reference import run
 
-from conftest import LOOPS, scenario, stored, stored_message, tool, tool_parts
+from conftest import LOOPS, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 NOW = 1000  # the scenario's clock: a part added under a source other than memory is stamped with it
 PENDING = stored(user("u0", "where am I?", 1), assistant("a0", "let me check", tool("tc1", "call"), created_at=2))
@@ -122,3 +125,35 @@ def test_g12_durable_output_step_sees_no_stale_memory_reference():
     assert isinstance(obs.outcome, Answered)
     saved = stored_message(obs, "a0")
     assert saved.text().endswith("reply-0")
+
+
+# -- the engine's input return on durable (docs/breakwater-measurements.md §23) -----------------
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g12_durable_input_return_moves_the_caller_message_behind_an_equal_stamp(loop):
+    # p adds a context message with the caller's createdAt (5): it goes after the caller's u1.
+    # On durable the engine's returned input view is re-added, so u1 goes to the end and the
+    # stable sort by createdAt leaves it after c9; generate and stream keep u1 first.
+    add = Processor("p", steps=(AddMessages((user("c9", "ctx", 5),), Source.CONTEXT),))
+    obs = run(scenario(user("u1", "hi", 5), processors=(add,), policies=ALLOW, loop=loop, memory=False), Mode.GUARDED)
+    assert isinstance(obs.outcome, Answered)
+    body = prompt_lines(obs)[1:]
+    assert body == (["user: ctx", "user: hi"] if loop is Loop.DURABLE else ["user: hi", "user: ctx"])
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g12_durable_reply_merges_into_the_caller_assistant_moved_last(loop):
+    # The caller's assistant a1 and a response n2 that p adds, merge off, share createdAt 5. The
+    # reply merges into the last assistant message (M4): n2 on generate and stream; a1 on
+    # durable, where the engine's return re-added a1 behind n2.
+    add = Processor("p", steps=(AddMessages((assistant("n2", "added", created_at=5),), Source.RESPONSE, merge=False),))
+    caller = assistant("a1", "caller text", created_at=5)
+    obs = run(scenario(caller, processors=(add,), policies=ALLOW, loop=loop, threads=stored(user("u0", "q", 1)), reply="reply-0"), Mode.GUARDED)
+    texts = {i: [p.text for p in stored_message(obs, i).parts] for i in ("a1", "n2")}
+    if loop is Loop.DURABLE:
+        assert prompt_lines(obs)[1:] == ["user: q", "assistant: added", "assistant: caller text"]
+        assert texts == {"a1": ["caller text", "reply-0"], "n2": ["added"]}
+    else:
+        assert prompt_lines(obs)[1:] == ["user: q", "assistant: caller text", "assistant: added"]
+        assert texts == {"a1": ["caller text"], "n2": ["added", "reply-0"]}

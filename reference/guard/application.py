@@ -175,3 +175,24 @@ def policy_engine_output_return(lst: MessageList) -> MessageList:
         lst = ml.remove_by_ids(lst, [m.id])
         lst = ml.add_one(lst, m, check.get(m.id, Source.RESPONSE), merge=False)
     return lst
+
+
+def policy_engine_input_return(lst: MessageList) -> MessageList:
+    """G12 on the durable loop's input step (docs/breakwater-measurements.md §23): once every
+    policy allows, the policy engine returns the messages it was handed, on the durable loop
+    the list's input view (``get.input.db()``, in array order), and Mastra's durable runner
+    applies that array as it applies any returned one: each message is removed and re-added,
+    merge off, even the very object the list holds. The re-add puts the message at the end of
+    the array and the sort by createdAt (M2, stable) places it after every message with an
+    equal stamp, so a caller message moves behind a message a processor added with its
+    createdAt: the prompt's order changes, and with it the assistant message the reply merges
+    into (M4). As for an application processor's return (G7, S3), a message that is both
+    remembered and call input stays both (Breakwater re-adds it as memory only: finding BW-F3;
+    the model keeps the seed). On generate and stream the engine is handed the list's own
+    objects and the runner skips them (M8): nothing moves there. A re-add Mastra refuses ends
+    the runner; the durable agent logs it and goes on with the list as it stands."""
+    view = lst.view(Source.INPUT)
+    try:
+        return apply_messages(lst, view, view, ml.sources_by_id(lst))
+    except CannotApply as err:
+        return lst if err.partial is None else err.partial

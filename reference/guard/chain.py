@@ -18,7 +18,7 @@ from ..messagelist import MessageList, sources_by_id
 from ..policies import PolicyAllowed, PolicyDenied, PolicyFailed, evaluate, request_actor
 from ..reading import NotClassified, fingerprint
 from ..trace import Trace
-from .application import CannotApply, apply_guarded
+from .application import CannotApply, apply_guarded, policy_engine_input_return
 from .assets import INPUT_ASSETS, input_assets_gate, tool_output_asset_denial
 from .changes import Addition, additions_after, all_entries, remembered_outcome_ids, snapshot, unmatched, unreadable
 from .readset import read_text
@@ -99,7 +99,8 @@ def guarded_chain(
     (G11) with its own asset check, policies (G12). The first refusal stops it; nothing later
     runs. Each refusal removes what G13 names before it stops the call. ``whole_list``: the
     policy engine receives every message on the list (generate/stream), not the input view
-    (durable) (G10)."""
+    (durable) (G10); on durable Mastra re-adds the input view the engine returns
+    (``policy_engine_input_return``, G12)."""
     record: list[Addition] = []
 
     def stop(
@@ -199,4 +200,9 @@ def guarded_chain(
         return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
     assert isinstance(verdict, PolicyAllowed)
     audit.append(event(agent, actor, "agent.input.policy", "allowed", None, {"evaluated": verdict.evaluated}))
+    if not whole_list:
+        # durable: the engine returns the input view it was handed, and Mastra re-adds it (G12)
+        lst = policy_engine_input_return(lst)
+        if trace:
+            trace.stage("policy engine's return (durable)", lst)
     return GuardedChain(lst, None, tuple(audit), text, tuple(record))
