@@ -317,21 +317,93 @@ def _tool_invocation_json(p: ToolPart) -> str:
     return "{" + ",".join(f"{to_json_text(k)}:{to_json_text(v)}" for k, v in fields if v is not UNDEFINED) + "}"
 
 
-def response_conversion_error(lst: MessageList) -> str | None:
-    """M13 result text: the read-back converts every response message with AI SDK v4
-    ``convertToCoreMessages`` (``get.response.aiV4.core()``), which throws at a tool
-    invocation that awaits or answers an approval (``approval-requested``,
-    ``approval-responded``; pending calls are filtered out before, ``output-error`` and
-    ``output-denied`` are converted): ``ToolInvocation must have a result: <JSON>``
-    (measured: docs/mastra-measurements.md §k). None when the conversion succeeds."""
+class ConversionError(str):
+    """M13: the message of the error the result-text read-back throws, with the name of its
+    class (``name``), which generate puts before it (measured, docs/mastra-measurements.md §k
+    k56)."""
+
+    name: str
+
+    def __new__(cls, message: str, name: str = "AI_MessageConversionError") -> "ConversionError":
+        self = super().__new__(cls, message)
+        self.name = name
+        return self
+
+
+def response_conversion_error(lst: MessageList) -> ConversionError | None:
+    """M13 result text: the read-back converts every response message, in order, with AI SDK
+    v4 ``convertToCoreMessages`` (``get.response.aiV4.core()``). It throws:
+
+    - at an assistant message's tool invocation that awaits or answers an approval
+      (``approval-requested``, ``approval-responded``; pending calls are filtered out before,
+      ``output-error`` and ``output-denied`` are converted): ``AI_MessageConversionError:
+      ToolInvocation must have a result: <JSON>`` (measured: docs/mastra-measurements.md §k);
+    - at a user message's file part whose attachment the AI SDK cannot convert
+      (``attachment_error``, k56).
+
+    None when the conversion succeeds."""
     for m in lst.view(Source.RESPONSE):
-        if m.role is not Role.ASSISTANT:
+        if m.role is Role.USER:
             # a user message's tool parts are not converted (measured: a user response message
-            # holding an ``approval-requested`` call answers, k29)
+            # holding an ``approval-requested`` call answers, k29); its files are attachments
+            for p in m.parts or ():
+                if isinstance(p, FilePart):
+                    err = attachment_error(p)
+                    if err is not None:
+                        return err
+            continue
+        if m.role is not Role.ASSISTANT:
             continue
         for p in m.parts or ():
             if isinstance(p, ToolPart) and p.state in _NO_RESULT_STATES:
-                return "ToolInvocation must have a result: " + _tool_invocation_json(p)
+                return ConversionError("ToolInvocation must have a result: " + _tool_invocation_json(p))
+    return None
+
+
+def attachment_error(p: FilePart) -> ConversionError | None:
+    """M13 result text (k56): a user response message's file part as the read-back converts
+    it. Mastra's AI SDK v4 UI message makes it an attachment of URL ``data`` when that is a
+    string Mastra reads as a data URI, a provider file id or a URL, ``data:<mediaType>;base64,<data>``
+    for any other string, and ``String(data)`` for any other value (``file_data_string``).
+    ``attachmentsToParts`` then throws (plain ``Error`` unless named):
+
+    - ``Invalid URL: <url>`` when the URL does not parse (``[object Object]``, ``a,,2``,
+      ``undefined``);
+    - ``Unsupported URL protocol: <scheme>:`` for a scheme other than http(s) and data;
+    - ``Invalid data URL format: <url>`` for a data URL without a comma;
+    - ``AI_InvalidDataContentError: Invalid data content. Content string is not a
+      base64-encoded media.`` when the media type is ``image/*`` or ``text/*`` and the text
+      between the data URL's first and second comma, with ``-`` read as ``+`` and ``_`` as
+      ``/``, is not forgiving-base64 (``atob``): ``not!base64`` and ``aGk%3D`` fail, ``note-02``
+      and ``""`` pass.
+
+    A provider file id is taken out before the conversion (none generated); an array holding a
+    symbol (``String`` throws) is not modelled. Measured on @mastra/core 1.71.0 through the
+    adapter: docs/mastra-measurements.md §k k56."""
+    data = p.data
+    try:
+        text = file_data_string(data)
+    except MastraError:
+        return None
+    if isinstance(data, str):
+        if data.startswith("file-") and not data.startswith("data:"):
+            return None
+        url = data if data.startswith("data:") or _URL_SCHEME.match(data) else f"data:{p.media_type};base64,{data}"
+    else:
+        url = text
+    if not _URL_SCHEME.match(url):
+        return ConversionError(f"Invalid URL: {url}", "Error")
+    scheme = url.split(":", 1)[0].lower()
+    if scheme in ("http", "https"):
+        return None
+    if scheme != "data":
+        return ConversionError(f"Unsupported URL protocol: {scheme}:", "Error")
+    pieces = url.split(",")
+    if len(pieces) < 2:
+        return ConversionError(f"Invalid data URL format: {url}", "Error")
+    media = p.media_type if isinstance(p.media_type, str) else ""
+    if media.startswith(("image/", "text/")) and not _forgiving_base64(pieces[1].replace("-", "+").replace("_", "/")):
+        return ConversionError("Invalid data content. Content string is not a base64-encoded media.", "AI_InvalidDataContentError")
     return None
 
 
@@ -428,16 +500,24 @@ def download_failure(sent: tuple) -> str | None:
             if data.startswith("file-") and not data.startswith("data:"):
                 continue
             position += 1
-            if not data.startswith("data:") and _URL_SCHEME.match(data):
+            if isinstance(p.data, str) and not data.startswith("data:") and _URL_SCHEME.match(data):
+                # (only string data is read as a URL: an array naming one is wrapped as base64
+                # data, measured, k56)
                 # k44: any other URL is fetched, and the fetch fails: an http(s) URL's host
                 # does not resolve (the generators name hosts under the reserved ``.example``
                 # TLD, RFC 6761, and the campaigns run offline), other schemes (``ftp:``,
                 # ``note:``) are not fetchable; Mastra names the URL's origin and path
                 failing.append((position + _download_delay(data), position, redacted_url(data)))
                 continue
+            if data.startswith("data:") and "," not in data:
+                # a data URI without a comma is fetched as it is and fails; Mastra names it by
+                # its path, the text after ``data:`` (measured, k56: ``data:text/plain;base64``
+                # → ``nulltext/plain;base64``; not generated)
+                failing.append((position + 1.5, position, "null" + re.split(r"[?#]", data[5:])[0]))
+                continue
             if data.startswith("data:"):
                 # k44: a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
-                data = data.split(",", 1)[1] if "," in data else ""
+                data = data.split(",", 1)[1]
             if not _forgiving_base64(_percent_decoded(data)):
                 failing.append((position + 1.5, position, f"null{p.media_type};base64,{data}"))
     return min(failing)[2] if failing else None

@@ -31,7 +31,7 @@ from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import call_options_error, caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, add_one, drain_unsaved, without_steps
-from .model_step import MessageTextError, download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
+from .model_step import ConversionError, MessageTextError, download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace
@@ -153,12 +153,14 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
         lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
         threads, unsaved = _finalise(scenario, lst, threads, titles)
         err = f"Error: Failed to download asset: {failure}" if scenario.call.loop is Loop.DURABLE else "DOWNLOAD_ASSETS_FAILED"
-        if not durable and not guarded and scenario.agent.memory is not None:
+        if not durable and (guarded or scenario.agent.memory is not None):
             # with memory, generate and stream still read the result text back from the response
-            # messages: when that throws (k8) its error is the call's (measured, k55)
+            # messages: when that throws (k8, k56) its error is the call's (measured, k55); the
+            # guarded agent's policy engine is an output processor, so it reads back with or
+            # without memory (measured on Breakwater, docs/breakwater-measurements.md §24)
             broken = response_conversion_error(lst)
             if broken:
-                return lst, None, threads, "", ReadBackError(broken), unsaved
+                return lst, None, threads, "", ReadBackError(broken, broken.name), unsaved
         return lst, None, threads, "", err, unsaved
     lst, sent = model_step(lst, scenario.call.reply)
     if trace:
@@ -200,9 +202,9 @@ def _answer(scenario: Scenario, lst: MessageList, threads: ThreadStore, titles: 
     return lst, sent, threads, text, broken, unsaved
 
 
-class ReadBackError(str):
-    """M13: the read-back error of a generate/stream call whose asset download failed (k55): it
-    replaces ``DOWNLOAD_ASSETS_FAILED``."""
+class ReadBackError(ConversionError):
+    """M13: the read-back error of a generate/stream call whose asset download failed (k55,
+    k56): it replaces ``DOWNLOAD_ASSETS_FAILED``."""
 
 
 def _failed_after_chain(loop: Loop, sent: Any, broken: str | None, unsaved: bool = False) -> Failed | None:
@@ -226,11 +228,12 @@ def _failed_after_chain(loop: Loop, sent: Any, broken: str | None, unsaved: bool
 
 def _broken_read_back(loop: Loop, broken: str) -> Failed | None:
     """M13: the read-back of the result text throws (``response_conversion_error``):
-    generate rejects with the AI SDK's error, the durable loop fails with it as a plain
-    ``Error``; stream resolves with finishReason ``error`` (None here). Measured:
+    generate rejects with the error, named by its class (``AI_MessageConversionError``,
+    ``AI_InvalidDataContentError``, ``Error``; k56), the durable loop fails with its message as a
+    plain ``Error``; stream resolves with finishReason ``error`` (None here). Measured:
     docs/mastra-measurements.md §k."""
     if loop is Loop.GENERATE:
-        return Failed(f"AI_MessageConversionError: {broken}")
+        return Failed(f"{getattr(broken, 'name', 'AI_MessageConversionError')}: {broken}")
     if loop is Loop.DURABLE:
         return Failed(f"Error: {broken}")
     return None
@@ -396,7 +399,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
         threads,
         outcome=Answered(),
         audit=chain.audit,
-        prompts=(sent,),
+        prompts=prompts,
         result=finish.result(lst, text, "error" if broken else "stop"),
         list=list_view(lst),
         read=chain.read,

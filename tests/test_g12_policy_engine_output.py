@@ -23,7 +23,7 @@ the durable loop, finding BW-F3.
 import pytest
 
 from guardspec.model.agent import DenyPatterns
-from guardspec.model.messages import Source, assistant, user
+from guardspec.model.messages import FilePart, Message, Role, Source, TextPart, assistant, user
 from guardspec.model.observation import Answered, Failed
 from guardspec.model.processors import AddMessages, ArrayOf, Processor, Return
 from guardspec.model.scenario import Loop, Mode
@@ -157,3 +157,30 @@ def test_g12_durable_reply_merges_into_the_caller_assistant_moved_last(loop):
     else:
         assert prompt_lines(obs)[1:] == ["user: q", "assistant: caller text", "assistant: added"]
         assert texts == {"a1": ["caller text"], "n2": ["added", "reply-0"]}
+
+
+def _failed_download_then_pending_approval(loop, memory):
+    # p1 adds, as response messages, a0 with an approval-requested call and c1 with a file whose
+    # data is not base64: the download fails before the model is called (M12), and the policy
+    # engine's read-back of the response messages then throws at a0 (k55 in raw Mastra).
+    a0 = assistant("a0", "note-08", tool("tc9", "approval-requested", name="lookup", args=obj(q="note-28")), created_at=20)
+    c1 = Message(id="c1", role=Role.USER, parts=(TextPart("note-39"), FilePart("note-02", "text/plain")), created_at=20)
+    proc = Processor("p1", steps=(AddMessages((a0, c1), Source.RESPONSE, merge=True),))
+    return run(scenario(user("c00", "note-34", 10), processors=(proc,), loop=loop, reply="reply-0", memory=memory, policies=ALLOW), Mode.GUARDED)
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_g12_after_a_failed_download_the_read_back_error_is_the_calls_on_every_loop_memory_or_not(memory):
+    # Measured on the build (docs/breakwater-measurements.md §24, each loop with and without
+    # memory): generate fails with the read-back's error, stream answers with no text and
+    # finishReason error, the durable loop reports the download. The model is never called.
+    gen = _failed_download_then_pending_approval(Loop.GENERATE, memory)
+    assert gen.outcome == Failed(
+        'AI_MessageConversionError: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc9","toolName":"lookup","args":{"q":"note-28"}}'
+    )
+    stream = _failed_download_then_pending_approval(Loop.STREAM, memory)
+    assert isinstance(stream.outcome, Answered)
+    assert (stream.result.text, stream.result.finish_reason) == ("", "error")
+    durable = _failed_download_then_pending_approval(Loop.DURABLE, memory)
+    assert durable.outcome == Failed("Error: Failed to download asset: nulltext/plain;base64,note-02")
+    assert gen.prompts == stream.prompts == durable.prompts == ()

@@ -448,3 +448,74 @@ def test_k55_with_memory_the_read_back_error_replaces_the_download_failure(loop,
         assert o["result"]["text"] == "" and o["result"]["finishReason"] == "error"
     if memory:  # the turn was saved with its error response (k13)
         assert [m["id"] for m in o["stored"]][:2] == ["a0", "c00"] and len(o["stored"]) == 3
+
+
+# -- k56: a user response message's file in the read-back -----------------------------------------
+
+# adapter runs (scratch /tmp/var2.py on seed 20261331 case 1000's shrunk vector): a processor adds
+# c1 [text, file <data> <mediaType>] as a response message; with memory the read-back converts c1's
+# file as an attachment. Each expectation is the adapter's answer on real Mastra 1.71.0.
+INVALID_DATA = "Invalid data content. Content string is not a base64-encoded media."
+
+
+def _k56(loop, data, media="text/plain", memory=True):
+    c1 = {"id": "c1", "role": "user", "createdAt": 20, "parts": [{"type": "text", "text": "note-39"}, {"type": "file", "data": data, "mediaType": media}]}
+    c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-34"}]}
+    return _run(loop, [_adds([c1], "response")], [c00], memory=memory)
+
+
+@pytest.mark.parametrize("data, media, generate", [
+    ({"answer": "note-11"}, "text/plain", "Error: Invalid URL: [object Object]"),
+    (["a", None, 2], "text/plain", "Error: Invalid URL: a,,2"),
+    (None, "text/plain", "Error: Invalid URL: undefined"),
+    ({"answer": "x"}, "image/png", "Error: Invalid URL: [object Object]"),
+    ("not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+    ("data:image/png;base64,not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+    ("ftp://assets.example/e.txt", "text/plain", "Error: Unsupported URL protocol: ftp:"),
+    ("note: see the file", "text/plain", "Error: Unsupported URL protocol: note:"),
+    ("data:text/plain,https://other.example/f", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+    # the read-back converts these; the download's error stands
+    ("note-02", "text/plain", "DOWNLOAD_ASSETS_FAILED"),  # atob reads "note+02"
+    ("not!base64", "application/pdf", "DOWNLOAD_ASSETS_FAILED"),  # not decoded
+    ("https://x.example/a", "text/plain", "DOWNLOAD_ASSETS_FAILED"),
+    (["https://x.example/a"], "text/plain", "DOWNLOAD_ASSETS_FAILED"),
+])
+def test_k56_a_user_response_file_the_read_back_cannot_convert_replaces_the_download_failure(data, media, generate):
+    g = _k56("generate", data, media)
+    assert g["outcome"] == {"kind": "failed", "error": generate}
+    assert g["prompts"] == []
+    s = _k56("stream", data, media)
+    if generate == "DOWNLOAD_ASSETS_FAILED":
+        assert s["outcome"] == {"kind": "failed", "error": generate}
+    else:  # stream resolves, with no text
+        assert s["outcome"] == {"kind": "answered"}
+        assert (s["result"]["text"], s["result"]["finishReason"]) == ("", "error")
+    # without memory there is no read-back: the download's error
+    assert _k56("generate", data, media, memory=False)["outcome"] == {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}
+
+
+@pytest.mark.parametrize("data, durable", [
+    ({"answer": "note-11"}, "Error: Failed to download asset: nulltext/plain;base64,[object Object]"),
+    (["https://x.example/a"], "Error: Failed to download asset: nulltext/plain;base64,https://x.example/a"),
+    ("data:text/plain;base64", "Error: Failed to download asset: nulltext/plain;base64"),
+])
+def test_k56_the_durable_loop_reports_the_download(data, durable):
+    assert _k56("durable", data)["outcome"] == {"kind": "failed", "error": durable}
+
+
+@pytest.mark.parametrize("data", ["aGk=", "data:text/plain;base64,aGk=", ""])
+def test_k56_files_that_download_and_convert_answer(data):
+    for loop in LOOPS:
+        assert _k56(loop, data)["outcome"] == {"kind": "answered"}
+
+
+def test_k56_data_the_download_accepts_and_atob_refuses_fails_after_the_model():
+    # "aGk%3D" is percent-decoded by the fetch of its data URL, not by atob: the model answers,
+    # then the read-back throws
+    g = _k56("generate", "aGk%3D")
+    assert g["outcome"] == {"kind": "failed", "error": "AI_InvalidDataContentError: " + INVALID_DATA}
+    assert len(g["prompts"]) == 1
+    s = _k56("stream", "aGk%3D")
+    assert s["outcome"] == {"kind": "answered"}
+    assert (s["result"]["text"], s["result"]["finishReason"]) == ("reply-0", "error")
+    assert _k56("durable", "aGk%3D")["outcome"] == {"kind": "failed", "error": "Error: " + INVALID_DATA}

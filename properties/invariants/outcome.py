@@ -47,9 +47,22 @@ def _read_back_failure(outcome: Any) -> bool:
     return isinstance(outcome, Failed) and after_chain_failure(outcome.error)
 
 
+READ_BACK_ERRORS = (
+    "Error: Invalid URL: ",
+    "Error: Unsupported URL protocol: ",
+    "Error: Invalid data URL format: ",
+    "AI_InvalidDataContentError: Invalid data content.",
+    "Error: Invalid data content.",
+)
+
+
 def after_chain_failure(error: str) -> bool:
+    """The failures that come after the processors: the asset download (M12) and the
+    result-text read-back's conversion errors (M13: an approval call, k8; a user response
+    file the AI SDK cannot convert, k56), by their measured messages."""
     return (
         "ToolInvocation must have a result: " in error
+        or error.startswith(READ_BACK_ERRORS)
         or error == "DOWNLOAD_ASSETS_FAILED"
         or error.startswith("Error: Failed to download asset: ")
     )
