@@ -370,3 +370,42 @@ def test_a_known_path_reads_brackets_literally(tmp_path: Path) -> None:
     assert known_reason(known, at("$.stored[3].parts[0].createdAt"), "durable", "h") == "x"
     assert known_reason(known, at("$.stored[3].id"), "durable", "h") is None
     assert known_reason(known, at("$.stored.length"), "durable", "h") is None
+
+
+def test_a_known_entry_may_ask_that_the_implementation_did_not_read_the_call_context(tmp_path: Path) -> None:
+    """``read: "withoutCallContext"`` (BW-F5: on durable Breakwater's policies do not read the
+    call's context; seeds 8464 case 783, 8471 case 1440, ``$.read``): the implementation's read
+    is the model's with the context's texts taken out, and nothing else."""
+    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.cases import Verdict
+    from guardspec.conformance.compare import Difference
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:*", "loop": "durable", "read": "withoutCallContext", "reason": "BW-F5"}]}))
+    known = load_known(f)
+    ctx = {"id": "x1", "role": "user", "parts": [{"type": "text", "text": "FORBIDDEN-07"}]}
+    scenario = {"call": {"messages": [], "context": [ctx]}}
+    model = {"read": "hello\nFORBIDDEN-07", "outcome": {"kind": "refused"}}
+    at_read = Verdict("disagree", "guarded:read", (Difference("read", "$.read", "hello\nFORBIDDEN-07", "hello"),))
+    assert known_reason(known, at_read, "durable", "h", model, scenario, {"read": "hello"}) == "BW-F5"
+    # the implementation read something else besides leaving the context out: not this entry
+    assert known_reason(known, at_read, "durable", "h", model, scenario, {"read": "hullo"}) is None
+    # it read the context (the difference lies elsewhere), or the call has no context: no match
+    assert known_reason(known, at_read, "durable", "h", model, scenario, {"read": "hello\nFORBIDDEN-07"}) is None
+    assert known_reason(known, at_read, "durable", "h", model, {"call": {"messages": []}}, {"read": "hello"}) is None
+    # another loop, or without the observations: no match
+    assert known_reason(known, at_read, "generate", "h", model, scenario, {"read": "hello"}) is None
+    assert known_reason(known, at_read, "durable", "h") is None
+    # a context text over two lines is taken out whole
+    two = {"call": {"context": [{"id": "x1", "role": "user", "parts": [{"type": "text", "text": "a\nb"}]}]}}
+    assert known_reason(known, at_read, "durable", "h", {"read": "hello\na\nb"}, two, {"read": "hello"}) == "BW-F5"
+    assert known_reason(known, at_read, "durable", "h", {"read": "hello\na\nc\nb"}, two, {"read": "hello\nc"}) is None
+
+
+def test_a_known_entrys_read_fact_must_be_one_the_harness_knows(tmp_path: Path) -> None:
+    from guardspec.conformance.campaign import BadArguments, load_known
+
+    f = tmp_path / "known.json"
+    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:*", "read": "unread", "reason": "x"}]}))
+    with pytest.raises(BadArguments, match=r"\$\.known\[0\]\.read: one of 'withoutCallContext'"):
+        load_known(f)

@@ -102,7 +102,9 @@ def load_known(path: str | Path) -> list[dict]:
     values, when the cause shows in them; ``outcome``: members the model's outcome must have
     (e.g. the refusing processor), when the cause shows in the model's outcome rather than in
     the difference; ``message``: what the message the first difference lies in must be
-    (``message_facts``), when the cause is in the kind of message."""
+    (``message_facts``), when the cause is in the kind of message; ``read``:
+    ``"withoutCallContext"`` when the cause is that the implementation did not read the call's
+    context messages (``read_without_call_context``)."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as e:
@@ -128,7 +130,9 @@ def load_known(path: str | Path) -> list[dict]:
             m = k["message"]
             if not isinstance(m, dict) or not m or any(key not in MESSAGE_FACTS or not isinstance(val, bool) for key, val in m.items()):
                 raise BadArguments(f"{where}.message: an object of booleans named {', '.join(MESSAGE_FACTS)}")
-        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "outcome", "message", "reason"}
+        if "read" in k and k["read"] not in READ_FACTS:
+            raise BadArguments(f"{where}.read: one of {', '.join(repr(x) for x in READ_FACTS)}")
+        extra = set(k) - {"signature", "path", "loop", "scenario", "model", "impl", "outcome", "message", "read", "reason"}
         if extra:
             raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
     return data["known"]
@@ -143,6 +147,37 @@ def _path_glob(path: str, pattern: str) -> bool:
 
 
 MESSAGE_FACTS = ("remembered", "callerOutcome", "implUnsaved", "implRowUnsavedCarrier")
+READ_FACTS = ("withoutCallContext",)
+
+
+def read_without_call_context(model: Any, scenario: Any, impl: Any) -> bool:
+    """A known entry's ``read: "withoutCallContext"``: the call has context messages and the
+    implementation's ``read`` is the model's with the text of every context message taken out
+    (each text part's text, as the lines the policies read it as: the last occurrence), and
+    nothing else: the implementation did not read the call's context (BW-F5). False when either
+    read is missing or a context text is not in the model's."""
+    call = scenario.get("call") if isinstance(scenario, dict) else None
+    mine = model.get("read") if isinstance(model, dict) else None
+    theirs = impl.get("read") if isinstance(impl, dict) else None
+    if not isinstance(call, dict) or not isinstance(mine, str) or not isinstance(theirs, str):
+        return False
+    texts = [
+        p["text"]
+        for m in call.get("context") or ()
+        if isinstance(m, dict)
+        for p in m.get("parts") or ()
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+    ]
+    if not texts:
+        return False
+    lines = mine.split("\n")
+    for t in texts:
+        want = t.split("\n")
+        at = next((i for i in range(len(lines) - len(want), -1, -1) if lines[i : i + len(want)] == want), None)
+        if at is None:
+            return False
+        del lines[at : at + len(want)]
+    return "\n".join(lines) == theirs
 
 
 def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> dict[str, bool] | None:
@@ -229,6 +264,8 @@ def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = 
             facts = message_facts(v, model, scenario, impl)
             if facts is None or any(facts[key] != val for key, val in k["message"].items()):
                 continue
+        if k.get("read") == "withoutCallContext" and not read_without_call_context(model, scenario, impl):
+            continue
         return k["reason"]
     return None
 
