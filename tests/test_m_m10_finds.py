@@ -452,7 +452,7 @@ def test_k55_with_memory_the_read_back_error_replaces_the_download_failure(loop,
 
 # -- k56: a user response message's file in the read-back -----------------------------------------
 
-# adapter runs (scratch /tmp/var2.py on seed 20261331 case 1000's shrunk vector): a processor adds
+# adapter runs (scratch m10/k56/var2.py on seed 20261331 case 1000's shrunk vector): a processor adds
 # c1 [text, file <data> <mediaType>] as a response message; with memory the read-back converts c1's
 # file as an attachment. Each expectation is the adapter's answer on real Mastra 1.71.0.
 INVALID_DATA = "Invalid data content. Content string is not a base64-encoded media."
