@@ -1,7 +1,10 @@
 """Parts, messages and system messages (SPEC §1 "Part", "Message").
 
 A message on the list is an object: ``ref`` stands for its identity, so a copy of a message is
-the same value under a new ``ref``. Mastra's source sets hold objects (mastra-facts §1.1) and its
+the same value under a new ``ref``. Its content is an object too: a shallow copy (``{...m}``)
+shares it, and so every part, with the original (``content_ref``), and a copy given a new
+content keeps the part objects it did not replace (a part's ``ref``); an in-place write to one
+shows in every message that shares the object (docs/mastra-measurements.md §k k57). Mastra's source sets hold objects (mastra-facts §1.1) and its
 runner skips a returned object the list already holds (M8); both need identity. ``ref`` takes
 no part in equality, fingerprints or JSON.
 """
@@ -64,12 +67,14 @@ class TextPart:
     text: Any  # a string; anything else is content the policies cannot classify (G12)
     provider_options: Any = UNDEFINED
     created_at: int | None = None  # the part stamp of M2
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
 
 
 @frozen
 class ReasoningPart:
     text: str
     created_at: int | None = None
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
 
 
 @frozen
@@ -77,6 +82,7 @@ class FilePart:
     data: Any
     media_type: str
     created_at: int | None = None
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
 
 
 @frozen
@@ -84,6 +90,7 @@ class ImagePart:
     data: Any
     media_type: str
     created_at: int | None = None
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
 
 
 @frozen
@@ -105,6 +112,7 @@ class ToolPart:
     # leaves it (M4). Only a fingerprint sees it (G9, docs/breakwater-measurements.md §18); equal
     # parts compare equal whatever their key order.
     approval_first: bool = field(default=False, eq=False)
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
 
     @property
     def is_client_outcome(self) -> bool:
@@ -130,6 +138,9 @@ class Message:
     resource_id: str | None = None
     metadata: Any = UNDEFINED
     ref: int = field(default=0, eq=False, repr=False)
+    # the identity of the ``content`` object (parts, metadata, the tool-invocation mirror): a
+    # shallow copy keeps it (k57); 0 for a message never placed
+    content_ref: int = field(default=0, eq=False, repr=False)
     # the G9 fingerprint, computed once per value (reference/reading.py); not part of the value
     fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
     # Mastra's legacy ``content.toolInvocations`` mirror: the tool parts a merge (M3, M4)

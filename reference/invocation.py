@@ -132,11 +132,14 @@ class LiveSystem:
     (``getSystemMessages()``), so what was added to the bucket shows in it."""
 
 
-def _first_text(m: Message, text: Any) -> Message:
+def _first_text(m: Message, text: Any, copy: bool = False) -> Message:
+    """``m`` with its first text part's text set (a text part appended when it has none): in
+    place (the ``editMessage`` step), or, ``copy``, in a new part object (``{...part, text}``
+    of the ``editText`` edit), so that only the other parts stay shared (k57)."""
     parts = list(m.parts or ())
     for i, p in enumerate(parts):
         if isinstance(p, TextPart):
-            parts[i] = evolve(p, text=text)
+            parts[i] = evolve(p, text=text, ref=0) if copy else evolve(p, text=text)
             return evolve(m, parts=tuple(parts))
     return evolve(m, parts=tuple(parts) + (TextPart(text),))
 
@@ -318,7 +321,10 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
     if spec.copy != "none":
         copied = []
         for m in items:
-            if _is_object(m):
+            if isinstance(m, Message):
+                # ``{...m}`` shares the content object with ``m``; a deep copy has its own (k57)
+                lst, m = lst.fresh(m, "content" if spec.copy == "shallow" else None)
+            elif _is_object(m):
                 lst, m = lst.fresh(m)
             elif spec.copy == "shallow":
                 # ``{...m}`` of a string a predecessor returned (k43); a deep copy of a
@@ -332,13 +338,16 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
         for i, m in enumerate(items):
             if not isinstance(m, Message) or m.id != edit.id:
                 continue
+            # ``{...m, content: {...}}`` keeps the part objects it does not replace; ``{...m,
+            # role}`` and ``{...m, id}`` keep the content object (k57)
             if isinstance(edit, EditText):
-                m = _first_text(m, edit.text)
-            elif isinstance(edit, SetRole):
+                lst, items[i] = lst.fresh(_first_text(m, edit.text, copy=True), "parts")
+                continue
+            if isinstance(edit, SetRole):
                 m = evolve(m, role=edit.role)
             elif isinstance(edit, SetId):
                 m = evolve(m, id=edit.new_id)
-            lst, items[i] = lst.fresh(m)
+            lst, items[i] = lst.fresh(m, "content")
     for e in spec.append:
         lst, e = _fresh_entry(lst, e)
         items.append(e)

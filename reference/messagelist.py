@@ -152,9 +152,19 @@ class MessageList:
             out.extend(bucket)
         return tuple(out)
 
-    def fresh(self, message: Message) -> tuple[MessageList, Message]:
-        """A new object identity for ``message``."""
-        return self, evolve(message, ref=self.refs.take())
+    def fresh(self, message: Message, share: str | None = None) -> tuple[MessageList, Message]:
+        """A new object identity for ``message``: with a new content and new part objects
+        (``share`` None); sharing the content, and so its parts, of the message it was spread
+        from (``"content"``, ``{...m}``); or with a new content that keeps the part objects it
+        carries over (``"parts"``, a part given no identity yet gets one) (k57)."""
+        take = self.refs.take
+        if share == "content" and message.content_ref:
+            return self, evolve(message, ref=take())
+        keep = share == "parts"
+        parts = message.parts
+        if parts:
+            parts = tuple(p if keep and p.ref else evolve(p, ref=take()) for p in parts)
+        return self, evolve(message, ref=take(), content_ref=take(), parts=parts)
 
     def fresh_system(self, message: SystemMessage) -> tuple[MessageList, SystemMessage]:
         return self, evolve(message, ref=self.refs.take())
@@ -738,6 +748,11 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         # the stamps are written into the part objects: the same object on the list shows them
         existing = slots[at] = Slot(entry, existing.sources)
         lst = evolve(lst, slots=tuple(slots))
+    if restamped and slots:
+        # and so does every object sharing the content or a part (k57)
+        shared(slots, entry)
+        existing = slots[at] if at is not None else None
+        lst = evolve(lst, slots=tuple(slots))
 
     # ``shouldReplaceMessage`` compares a same-id message's cache keys before anything else
     # (``messagesAreEqual``), so a key that throws stops the add here, fold or not
@@ -770,6 +785,7 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         latest = slots[-1]
         merged = entry if latest.message.ref == entry.ref else merge_parts(latest.message, entry)
         slots[-1] = Slot(merged, _push(latest.sources, source))
+        shared(slots, merged)
         return evolve(lst, slots=_sorted(slots))
 
     if existing is not None:
@@ -784,6 +800,7 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         # 8. same id, different content
         if merge is not False and _mergeable(existing.message, entry, source):
             slots[at] = Slot(merge_parts(existing.message, entry), _push(existing.sources, source))
+            shared(slots, slots[at].message)
             return evolve(lst, slots=_sorted(slots))
         slots[at] = Slot(entry, _push(EMPTY, source))
         return _placed(lst, slots, entry.created_at)
@@ -807,12 +824,33 @@ def push_source(lst: MessageList, message_id: str, source: Source) -> MessageLis
     )
 
 
+def shared(slots: list[Slot], message: Message) -> None:
+    """An in-place write to ``message``'s content or parts as every other object on the list
+    sees it (k57): a message sharing its content takes its parts, metadata and tool-invocation
+    mirror; a message holding one of its part objects takes that part. ``slots`` is changed
+    in place; the slot of ``message`` itself is left to the caller."""
+    cref = message.content_ref
+    by_ref = {p.ref: p for p in message.parts or () if p.ref}
+    for i, s in enumerate(slots):
+        m = s.message
+        if m.ref == message.ref:
+            continue
+        if cref and m.content_ref == cref:
+            if m.parts is not message.parts or m.metadata is not message.metadata or m.tool_invocations is not message.tool_invocations:
+                slots[i] = Slot(evolve(m, parts=message.parts, metadata=message.metadata, tool_invocations=message.tool_invocations), s.sources)
+        elif by_ref and m.parts:
+            parts = tuple(by_ref.get(p.ref, p) if p.ref else p for p in m.parts)
+            if any(a is not b for a, b in zip(parts, m.parts)):
+                slots[i] = Slot(evolve(m, parts=parts), s.sources)
+
+
 def replace_message(lst: MessageList, message: Message) -> MessageList:
-    """Put ``message`` in the slot of the object with its ref (an in-place edit of it)."""
-    return evolve(
-        lst,
-        slots=tuple(Slot(message, s.sources) if s.message.ref == message.ref else s for s in lst.slots),
-    )
+    """Put ``message`` in the slot of the object with its ref (an in-place edit of it), and
+    show the edit in every object sharing its content or parts (k57)."""
+    slots = [Slot(message, s.sources) if s.message.ref == message.ref else s for s in lst.slots]
+    if len(slots) > 1:
+        shared(slots, message)
+    return evolve(lst, slots=tuple(slots))
 
 
 def part_text(p: Part) -> str | None:

@@ -519,3 +519,73 @@ def test_k56_data_the_download_accepts_and_atob_refuses_fails_after_the_model():
     assert s["outcome"] == {"kind": "answered"}
     assert (s["result"]["text"], s["result"]["finishReason"]) == ("reply-0", "error")
     assert _k56("durable", "aGk%3D")["outcome"] == {"kind": "failed", "error": "Error: " + INVALID_DATA}
+
+
+# -- k57: a copy that shares its content ------------------------------------------------------------
+
+# adapter runs (scratch s20/share.py on seed 20261342 case 1427's shrunk vector): p2 adds a0 [the
+# mapped client tool's result] as context and returns the list copied, a0's copy renamed n2; n2 is
+# re-added as input, so M11 maps its part, and the reply merges into it. Each part as
+# kind[:text][+PM when it carries providerMetadata]
+K57_A0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
+    {"type": "tool-invocation", "toolCallId": "tc0", "toolName": "lookup", "state": "result",
+     "args": {"q": "note-17"}, "result": {"answer": "note-32"}, "createdAt": 500}]}
+
+
+def _k57(loop, copy="shallow", edits=({"setId": {"id": "a0", "newId": "n2"}},), after=None):
+    array = {"base": "list", "copy": copy, "drop": [], "edits": list(edits), "append": []}
+    processors = [
+        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [K57_A0], "source": "context", "merge": False}],
+         "end": {"return": {"array": array}}},
+    ]
+    if after:
+        processors.append({"id": "p3", "hooks": ["processInput"], "steps": [after], "end": {"return": "sameList"}})
+    call = {"loop": loop, "actor": ACTOR, "reply": "reply-0", "messages": [], "memory": {"thread": "t1", "resource": "r1"}}
+    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": processors,
+          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    return normalise_observation(model_observation(sj, "raw"), sj)
+
+
+def _shape(o):
+    def part(p):
+        return p["type"][:4] + (":" + p["text"] if "text" in p else "") + ("+PM" if "providerMetadata" in p else "")
+    return {e["message"]["id"]: [part(p) for p in e["message"]["parts"]] for e in o["list"]["messages"]}
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+@pytest.mark.parametrize("copy, a0", [
+    # {...m} and {...m, id} share the content: M11's write and the merged reply show in a0 too
+    ("shallow", ["tool+PM", "text:reply-0"]),
+    ("none", ["tool+PM", "text:reply-0"]),
+    ("deep", ["tool"]),
+])
+def test_k57_a_renamed_copy_shares_its_content_with_the_original(loop, copy, a0):
+    assert _shape(_k57(loop, copy)) == {"a0": a0, "n2": ["tool+PM", "text:reply-0"]}
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_k57_an_edit_in_place_of_either_shows_in_both(loop, target):
+    o = _k57(loop, after={"op": "editMessage", "id": target, "text": "E"})
+    assert _shape(o) == {"a0": ["tool+PM", "text:E", "text:reply-0"], "n2": ["tool+PM", "text:E", "text:reply-0"]}
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_k57_the_prompt_sends_the_edit_in_both_messages(loop, target):
+    o = _k57(loop, after={"op": "editMessage", "id": target, "text": "E"})
+    sent = [p.get("text") for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"]]
+    assert sent.count("E") == 2
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_k57_a_copy_with_new_content_keeps_sharing_the_parts_it_did_not_replace(loop):
+    # {...m, content: {...m.content, parts: [...]}}: a new text part, the tool part object kept
+    o = _k57(loop, edits=({"editText": {"id": "a0", "text": "T"}}, {"setId": {"id": "a0", "newId": "n2"}}))
+    assert _shape(o) == {"a0": ["tool+PM"], "n2": ["tool+PM", "text:T", "text:reply-0"]}
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_k57_a_message_merged_into_the_copy_shows_in_the_original(loop):
+    added = {"op": "add", "entries": [{"id": "a9", "role": "assistant", "createdAt": 3, "parts": [{"type": "text", "text": "M", "createdAt": 3}]}], "source": "input"}
+    assert _shape(_k57(loop, after=added)) == {"a0": ["tool+PM", "text:M", "text:reply-0"], "n2": ["tool+PM", "text:M", "text:reply-0"]}
