@@ -153,7 +153,7 @@ class MessageList:
         return tuple(out)
 
     def fresh(self, message: Message, share: str | None = None) -> tuple[MessageList, Message]:
-        """A new object identity for ``message``: with a new content and new part objects
+        """M1, G5: a new object identity for ``message``: with a new content and new part objects
         (``share`` None); sharing the content, and so its parts, of the message it was spread
         from (``"content"``, ``{...m}``); or with a new content that keeps the part objects it
         carries over (``"parts"``, a part given no identity yet gets one) (k57)."""
@@ -825,10 +825,11 @@ def push_source(lst: MessageList, message_id: str, source: Source) -> MessageLis
 
 
 def shared(slots: list[Slot], message: Message) -> None:
-    """An in-place write to ``message``'s content or parts as every other object on the list
-    sees it (k57): a message sharing its content takes its parts, metadata and tool-invocation
-    mirror; a message holding one of its part objects takes that part. ``slots`` is changed
-    in place; the slot of ``message`` itself is left to the caller."""
+    """M2, M4, M11, G5: an in-place write to ``message``'s content or parts (a stamp, a merge,
+    the cached mapping, a processor's edit) as every other object on the list sees it (k57):
+    a message sharing its content takes its parts, metadata and tool-invocation mirror; a
+    message holding one of its part objects takes that part. ``slots`` is changed in place;
+    the slot of ``message`` itself is left to the caller."""
     cref = message.content_ref
     by_ref = {p.ref: p for p in message.parts or () if p.ref}
     for i, s in enumerate(slots):

@@ -589,3 +589,32 @@ def test_k57_a_copy_with_new_content_keeps_sharing_the_parts_it_did_not_replace(
 def test_k57_a_message_merged_into_the_copy_shows_in_the_original(loop):
     added = {"op": "add", "entries": [{"id": "a9", "role": "assistant", "createdAt": 3, "parts": [{"type": "text", "text": "M", "createdAt": 3}]}], "source": "input"}
     assert _shape(_k57(loop, after=added)) == {"a0": ["tool+PM", "text:M", "text:reply-0"], "n2": ["tool+PM", "text:M", "text:reply-0"]}
+
+
+# the same shapes on the guarded path, a caller message c1 [text "hi"] added (Breakwater 0.17.0 build,
+# scratch s20/bwshare.py: each loop, memory on and off, copy shallow/none/deep, the edit on a0, n2 or
+# none: 54 runs agree with the model after k57, 32 disagreed before): the edit is sent in both
+# messages, and Breakwater's policy engine reads it
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_k57_under_the_guard_the_shared_edit_is_sent_in_both_and_read(loop, target):
+    from guardspec.model.codec import scenario_from_json
+    from guardspec.properties.harness import check_call, execute
+
+    array = {"base": "list", "copy": "shallow", "drop": [], "edits": [{"setId": {"id": "a0", "newId": "n2"}}], "append": []}
+    processors = [
+        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [K57_A0], "source": "context", "merge": False}],
+         "end": {"return": {"array": array}}},
+        {"id": "p3", "hooks": ["processInput"], "steps": [{"op": "editMessage", "id": target, "text": "E"}], "end": {"return": "sameList"}},
+    ]
+    call = {"loop": loop, "actor": ACTOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"},
+            "messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": processors,
+          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "answered"}
+    sent = [p.get("text") for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"]]
+    assert sent.count("E") == 2
+    ex = execute(scenario_from_json(sj), "guarded")
+    assert "E" in ex.read.split("\n")
+    assert not any(check_call(ex).values())
