@@ -14,9 +14,9 @@ from guardspec.model.observation import PromptEntry
 from . import messagelist as ml
 from .messagelist import MessageList, StepStartPart
 from .errors import MastraError
-from .jsvalues import join_texts, read, to_string
+from .jsvalues import falsy, join_texts, json_round_trip, read, to_string
 from .reading import cached_output
-from guardspec.model.values import UNDEFINED, Accessor, JsObject, JsSymbol, obj
+from guardspec.model.values import UNDEFINED, Accessor, JsObject, JsSymbol, obj, to_json_text
 
 REPLY_ID = "reply-1"
 
@@ -197,16 +197,48 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     return SystemMessage(text, options)
 
 
+def sent_error_text(v: Any) -> Any:
+    """M12: the ``errorText`` of an ``output-error`` part as the model receives it: Mastra's
+    ``errorText || ""``, then the AI SDK's ``getErrorMessage``: a string as it is, any other
+    value as ``JSON.stringify`` writes it (undefined, so no text, for a function or a symbol).
+    A value ``JSON.stringify`` throws on (a bigint, a throwing getter) fails the prompt's
+    conversion before the model is called (``MessageTextError``; measured,
+    docs/mastra-measurements.md §k k58)."""
+    if falsy(v):
+        return ""
+    if isinstance(v, str):
+        return v
+    try:
+        j = json_round_trip(v)
+    except MastraError as e:
+        raise MessageTextError(e.code, str(e).partition(": ")[2]) from None
+    return UNDEFINED if j is UNDEFINED else to_json_text(j)
+
+
 def sent_part(p: Any) -> Any:
     """M12: what of a part reaches the prompt: a stored-format text part's ``providerOptions``
     never do (only a part's ``providerMetadata`` is read, and the model's parts carry none;
     measured for null, an unknown namespace and ``openai``), nor a tool call's ``approval``
     (the prompt's tool-call/tool-result parts have no such field) (docs/mastra-measurements.md
-    §k)."""
+    §k). A tool result is sent as the model output the AI SDK makes of it: a string as the
+    text output ``{type: 'text', value}``, undefined as the JSON output ``null``; an error's
+    text as ``sent_error_text`` makes it (k58)."""
     if isinstance(p, TextPart) and p.provider_options is not UNDEFINED:
         return evolve(p, provider_options=UNDEFINED)
-    if isinstance(p, ToolPart) and p.approval is not UNDEFINED:
-        return evolve(p, approval=UNDEFINED)
+    if isinstance(p, ToolPart):
+        changes: dict[str, Any] = {}
+        if p.approval is not UNDEFINED:
+            changes["approval"] = UNDEFINED
+        if p.state is ToolState.OUTPUT_ERROR:
+            e = sent_error_text(p.error_text)
+            if e is not p.error_text:
+                changes["error_text"] = e
+        elif p.state is ToolState.RESULT:
+            if isinstance(p.result, str):
+                changes["result"] = obj(type="text", value=p.result)
+            elif p.result is UNDEFINED:
+                changes["result"] = None
+        return evolve(p, **changes) if changes else p
     return p
 
 

@@ -618,3 +618,59 @@ def test_k57_under_the_guard_the_shared_edit_is_sent_in_both_and_read(loop, targ
     ex = execute(scenario_from_json(sj), "guarded")
     assert "E" in ex.read.split("\n")
     assert not any(check_call(ex).values())
+
+
+# -- k58: an error's text and a result as the model receives them ----------------------------------
+
+# adapter runs (scratch s20/errtext.py): caller [c00 user "hi", a01 assistant [tool tc1 <slot>], c02
+# user "yo"], memory on, each loop: 17 values × 2 slots × 3 loops, all agree after k58
+
+
+def _k58(loop, **slot):
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, **slot}
+    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
+            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    return _run(loop, [], msgs)
+
+
+def _sent_tc1(o):
+    return next(p for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"] if p.get("toolCallId") == "tc1")
+
+
+ABSENT = object()
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, sent", [
+    ({"a": 1}, '{"a":1}'), ({"$class": "K", "props": {"a": 1}}, '{"a":1}'), ([1, {"b": {"$undefined": True}}], "[1,{}]"),
+    ({"a": {"$getter": "get-a", "value": "x"}}, '{"a":"x"}'), (True, "true"), (5, "5"), ("s", "s"),
+    # errorText || "": every falsy value is the empty text
+    ({"$undefined": True}, ""), ({"$number": "NaN"}, ""), (0, ""), (False, ""), (None, ""), ("", ""),
+    # JSON.stringify gives undefined: no errorText
+    ({"$function": "f"}, ABSENT), ({"$symbol": "s"}, ABSENT),
+])
+def test_k58_an_error_text_is_sent_as_the_ai_sdk_writes_its_message(loop, value, sent):
+    part = _sent_tc1(_k58(loop, state="output-error", errorText=value))
+    assert part["state"] == "output-error"
+    assert part.get("errorText", ABSENT) == sent
+
+
+@pytest.mark.parametrize("value, durable", [
+    ({"$bigint": "5"}, "TypeError: Do not know how to serialize a BigInt"),
+    ({"a": {"$getter": "get-a", "throws": True}}, "Error: getter get-a throws"),
+])
+def test_k58_an_error_text_json_cannot_write_fails_before_the_model(value, durable):
+    assert _k58("generate", state="output-error", errorText=value)["outcome"] == {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}
+    assert _k58("stream", state="output-error", errorText=value)["outcome"] == {"kind": "failed", "error": "AGENT_STREAM_FAILED"}
+    assert _k58("durable", state="output-error", errorText=value)["outcome"] == {"kind": "failed", "error": durable}
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, sent", [
+    ("s", {"type": "text", "value": "s"}), ("", {"type": "text", "value": ""}), ({"$undefined": True}, None),
+    ({"a": 1}, {"a": 1}), (None, None), (0, 0),
+])
+def test_k58_a_string_result_is_sent_as_a_text_output_and_undefined_as_null(loop, value, sent):
+    part = _sent_tc1(_k58(loop, state="result", result=value))
+    assert part["state"] == "result"
+    assert part["result"] == sent

@@ -350,7 +350,8 @@ export function promptFromMastra(prompt) {
         const target = part ?? { type: 'tool-invocation', toolCallId: c.toolCallId, toolName: c.toolName, state: 'result' };
         if (o.type === 'error-text' || o.type === 'error-json') {
           target.state = 'output-error';
-          target.errorText = encodeValue(o.value);
+          // an undefined value (JSON.stringify of a function or symbol) is left out, as for every field
+          putIf(target, 'errorText', o.value);
         } else {
           target.state = 'result';
           target.result = encodeValue(o.type === 'json' ? o.value : o);
