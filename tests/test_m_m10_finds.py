@@ -674,3 +674,22 @@ def test_k58_a_string_result_is_sent_as_a_text_output_and_undefined_as_null(loop
     part = _sent_tc1(_k58(loop, state="result", result=value))
     assert part["state"] == "result"
     assert part["result"] == sent
+
+
+# the same caller on the guarded path (Breakwater 0.17.0 build, scratch s20/bwerrtext.py: 17 values × 2
+# slots × 3 loops, all agree after k58): the input-assets gate converts the prompt, so an errorText
+# JSON.stringify throws on is not classified there; a bigint result passes it and the policy engine
+# cannot read it
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("slot, gate", [
+    ({"state": "output-error", "errorText": {"$bigint": "5"}}, "breakwater-input-assets"),
+    ({"state": "result", "result": {"$bigint": "5"}}, "breakwater-policy-engine"),
+])
+def test_k58_under_the_guard_an_error_text_the_conversion_cannot_write_is_refused_by_the_input_assets_gate(loop, slot, gate):
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, **slot}
+    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
+            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    call = {"loop": loop, "actor": ACTOR, "messages": msgs, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": []}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "refused", "reason": "input message content is not classified", "processorId": gate}

@@ -18,10 +18,12 @@ from typing import Any, Iterable
 from attrs import frozen
 
 from guardspec.model.agent import Agent
-from guardspec.model.messages import FilePart, ImagePart, Message, Role, Source, TextPart, ToolPart
+from guardspec.model.messages import FilePart, ImagePart, Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, Accessor, JsObject
 
+from ..errors import MastraError
 from ..messagelist import MessageList
+from ..model_step import sent_error_text
 from ..reading import cached_output, clonable_entry
 from .urls import Url, parse_url
 
@@ -118,14 +120,21 @@ def prompt_media_url(text: str) -> Url | None:
 
 def _converts(m: Message) -> bool:
     """G2, G12 (input-assets gate): Mastra's prompt conversion takes the message: it survives
-    structuredClone, and no text part holds a value other than a string, null or undefined
-    (the conversion calls ``trim`` on it; measured)."""
+    structuredClone, no text part holds a value other than a string, null or undefined
+    (the conversion calls ``trim`` on it; measured), and no assistant ``output-error`` part has
+    an ``errorText`` that ``JSON.stringify`` throws on (a bigint: the conversion writes the
+    error's message, M12 k58; measured, docs/breakwater-measurements.md §26)."""
     if not clonable_entry(m):
         return False
     for p in m.parts or ():
         if isinstance(p, TextPart):
             text = p.text.value if isinstance(p.text, Accessor) else p.text
             if not (text is None or text is UNDEFINED or isinstance(text, str)):
+                return False
+        elif m.role is Role.ASSISTANT and isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_ERROR:
+            try:
+                sent_error_text(p.error_text)
+            except MastraError:
                 return False
     return True
 
