@@ -38,13 +38,15 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
     st_ = state or draw(st.sampled_from(TOOL_STATES))
     terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
     cached = draw(st.booleans()) if st_ is ToolState.RESULT else False
+    # k58: now and then a result that is a string or any JS value, an errorText that is no string
+    odd = swarm.weird_values and st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR) and draw(st.integers(0, 5)) == 0
     return ToolPart(
         tool_call_id=call_id or draw(st.sampled_from(["tc1", "tc2", "tc5"])),
         tool_name=draw(st.sampled_from(tools)),
         state=st_,
         args=obj(q=draw(notes)),
-        result=obj(answer=draw(texts(swarm))) if st_ is ToolState.RESULT else UNDEFINED,
-        error_text=draw(texts(swarm)) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
+        result=(draw(st.one_of(texts(swarm), js_values)) if odd else obj(answer=draw(texts(swarm)))) if st_ is ToolState.RESULT else UNDEFINED,
+        error_text=(draw(js_values) if odd else draw(texts(swarm))) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
         approval=obj(approved=draw(st.booleans()), reason=draw(texts(swarm))) if terminal and st_ is not ToolState.RESULT else UNDEFINED,
         provider_metadata=obj(mastra=obj(modelOutput=obj(type="text", value=draw(notes)))) if cached else UNDEFINED,
     )
