@@ -324,8 +324,8 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
             if isinstance(m, Message):
                 # ``{...m}`` shares the content object with ``m``; a deep copy has its own (k57)
                 lst, m = lst.fresh(m, "content" if spec.copy == "shallow" else None)
-            elif _is_object(m):
-                lst, m = lst.fresh(m)
+            elif isinstance(m, SystemMessage):
+                lst, m = lst.fresh_system(m)
             elif spec.copy == "shallow":
                 # ``{...m}`` of a string a predecessor returned (k43); a deep copy of a
                 # primitive is the primitive, of an array an equal array
