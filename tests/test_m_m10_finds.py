@@ -693,3 +693,22 @@ def test_k58_under_the_guard_an_error_text_the_conversion_cannot_write_is_refuse
     sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": []}, "call": call}
     o = normalise_observation(model_observation(sj, "guarded"), sj)
     assert o["outcome"] == {"kind": "refused", "reason": "input message content is not classified", "processorId": gate}
+
+
+# a returned AI SDK system entry the next processor receives and copies (diff seed 20261350 case 209,
+# which crashed the model once k57 gave copies a content to share): adapter runs (scratch
+# s20/syscopy2.py, each copy kind and loop: answered, the prompt one user message and no system
+# message, as the instructions were replaced by nothing)
+@pytest.mark.parametrize("copy", ["none", "shallow", "deep"])
+@pytest.mark.parametrize("loop", LOOPS)
+def test_k57_a_received_system_entry_is_copied_as_a_system_message(copy, loop):
+    system = {"role": "system", "content": "note-05"}
+    processors = [
+        {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "replaceAllSystemMessages", "entries": []}],
+         "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": [system]}}}},
+        {"id": "p2", "hooks": ["processInput"], "steps": [],
+         "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}}},
+    ]
+    o = _run(loop, processors, [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert [(m["role"], [p.get("text") for p in m["parts"]]) for m in o["prompts"][0]] == [("user", ["hi"])]
