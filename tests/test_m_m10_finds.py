@@ -712,3 +712,25 @@ def test_k57_a_received_system_entry_is_copied_as_a_system_message(copy, loop):
     o = _run(loop, processors, [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
     assert o["outcome"] == {"kind": "answered"}
     assert [(m["role"], [p.get("text") for p in m["parts"]]) for m in o["prompts"][0]] == [("user", ["hi"])]
+
+
+# k54's stale member once more: p3 removes a0 and returns the array it received (adapter runs,
+# scratch s20/k54stale.py, each copy kind and loop): a0 comes back under memory, and the thread
+# stores u0, a0 (as stored), c00 and the reply
+@pytest.mark.parametrize("copy", ["none", "shallow", "deep"])
+@pytest.mark.parametrize("loop", LOOPS)
+def test_k54_a_stale_message_removed_and_returned_again_comes_back_under_memory(copy, loop):
+    p3 = {"id": "p3", "hooks": ["processInput"], "steps": [{"op": "removeByIds", "ids": ["a0"]}],
+          "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}}}
+    c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-17"}]}
+    call = {"loop": loop, "actor": ACTOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}, "messages": [K54_A0_CALLER, c00]}
+    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": K54_PROCESSORS + [p3],
+          "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}]},
+          "call": call, "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": K54_THREAD}]}
+    o = normalise_observation(model_observation(sj, "raw"), sj)
+    assert o["outcome"] == {"kind": "answered"}
+    if loop != "durable":
+        assert [(e["message"]["id"], e["sources"]) for e in o["list"]["messages"]][:3] == [("u0", ["memory"]), ("a0", ["memory"]), ("c00", ["input"])]
+    stored = o["stored"]
+    assert [m["id"] for m in stored][:3] == ["u0", "a0", "c00"] and len(stored) == 4
+    assert [p.get("state") for p in stored[1]["parts"]] == [None, "call"]
