@@ -23,7 +23,7 @@ from guardspec.model.messages import (
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
 
 from .swarms import ASSET_URLS, DEFAULT, Swarm, TOOLS
-from .values import data_values, js_values, notes, provider_options, texts
+from .values import data_values, js_values, json_values, notes, provider_options, texts
 
 
 TOOL_STATES = tuple(ToolState)
@@ -32,8 +32,10 @@ TOOL_STATES = tuple(ToolState)
 @st.composite
 
 
-def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None) -> ToolPart:
-    """A tool invocation in any state, possibly carrying a cached model output."""
+def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None, stored: bool = False) -> ToolPart:
+    """A tool invocation in any state, possibly carrying a cached model output. ``stored``: a
+    part of a stored thread, which the storage holds as JSON (k53), so an odd outcome is a
+    value JSON writes."""
     tools = [t.name for t in TOOLS if swarm.broken_mapping or t.name != "broken"]
     st_ = state or draw(st.sampled_from(TOOL_STATES))
     terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
@@ -45,8 +47,8 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
         tool_name=draw(st.sampled_from(tools)),
         state=st_,
         args=obj(q=draw(notes)),
-        result=(draw(st.one_of(texts(swarm), js_values)) if odd else obj(answer=draw(texts(swarm)))) if st_ is ToolState.RESULT else UNDEFINED,
-        error_text=(draw(js_values) if odd else draw(texts(swarm))) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
+        result=(draw(st.one_of(texts(swarm), json_values if stored else js_values)) if odd else obj(answer=draw(texts(swarm)))) if st_ is ToolState.RESULT else UNDEFINED,
+        error_text=(draw(json_values if stored else js_values) if odd else draw(texts(swarm))) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
         approval=obj(approved=draw(st.booleans()), reason=draw(texts(swarm))) if terminal and st_ is not ToolState.RESULT else UNDEFINED,
         provider_metadata=obj(mastra=obj(modelOutput=obj(type="text", value=draw(notes)))) if cached else UNDEFINED,
     )
