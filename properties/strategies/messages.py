@@ -29,6 +29,10 @@ from .values import data_values, js_values, json_values, notes, provider_options
 TOOL_STATES = tuple(ToolState)
 
 
+def _no_string(values: st.SearchStrategy) -> st.SearchStrategy:
+    return values.filter(lambda v: not isinstance(v, str))
+
+
 @st.composite
 
 
@@ -40,15 +44,24 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
     st_ = state or draw(st.sampled_from(TOOL_STATES))
     terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
     cached = draw(st.booleans()) if st_ is ToolState.RESULT else False
-    # k58: now and then a result that is a string or any JS value, an errorText that is no string
-    odd = swarm.weird_values and st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR) and draw(st.integers(0, 5)) == 0
+    # k58: now and then a result that is a string (sent as a text output) or no object, and an
+    # errorText that is no string (an error object, another JSON value, or in the weird-value
+    # swarms any JS value; a stored thread holds only what JSON writes, k53)
+    odd_values = _no_string(js_values if swarm.weird_values and not stored else json_values)
+    result = error_text = UNDEFINED
+    if st_ is ToolState.RESULT:
+        k = draw(st.integers(0, 5))
+        result = draw(texts(swarm)) if k == 0 else draw(odd_values) if k == 1 else obj(answer=draw(texts(swarm)))
+    elif st_ is ToolState.OUTPUT_ERROR:
+        k = draw(st.integers(0, 5))
+        error_text = obj(message=draw(texts(swarm))) if k == 0 else draw(odd_values) if k == 1 else draw(texts(swarm))
     return ToolPart(
         tool_call_id=call_id or draw(st.sampled_from(["tc1", "tc2", "tc5"])),
         tool_name=draw(st.sampled_from(tools)),
         state=st_,
         args=obj(q=draw(notes)),
-        result=(draw(st.one_of(texts(swarm), json_values if stored else js_values)) if odd else obj(answer=draw(texts(swarm)))) if st_ is ToolState.RESULT else UNDEFINED,
-        error_text=(draw(json_values if stored else js_values) if odd else draw(texts(swarm))) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
+        result=result,
+        error_text=error_text,
         approval=obj(approved=draw(st.booleans()), reason=draw(texts(swarm))) if terminal and st_ is not ToolState.RESULT else UNDEFINED,
         provider_metadata=obj(mastra=obj(modelOutput=obj(type="text", value=draw(notes)))) if cached else UNDEFINED,
     )

@@ -64,7 +64,10 @@ ROLE_SHAPES = ("admin", "operator", "another of Breakwater's roles")
 issue 9 point 16): the generators' agents allow ``operator`` only, so the other roles of the
 set are treated alike."""
 
-OUTCOME_SHAPES = ("result: an object", "result: a string", "result: another value", "errorText: a string", "errorText: another value")
+OUTCOME_SHAPES = (
+    "result: an object", "result: a string", "result: another value",
+    "errorText: a string", "errorText: an object", "errorText: another value",
+)
 """What a tool part's outcome holds (M12, docs/mastra-measurements.md k58): a string result is
 sent as a text output, any other as JSON; an errorText that is no string is sent as the AI
 SDK's error message of it (falsy values as ``""``, others as JSON text)."""
