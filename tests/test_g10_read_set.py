@@ -87,3 +87,39 @@ def test_g10_moved_remembered_outcome_message_is_read_whole_stored_history_inclu
 def test_g10_text_already_read_as_caller_input_is_not_read_again():
     read = _read(Processor("p", steps=(AddMessages((user("n1", "EXTRA INPUT", 40),)),)))
     assert read.count("EXTRA INPUT") == 1
+
+
+def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message():
+    """Breakwater asks the source checker by id (docs/breakwater-measurements.md §27): the
+    caller's a0 folds onto the stored a0 (memory+input), p1 clears the input (a0 leaves the list
+    and stays in the memory set, k54) and adds a system message, p2 adds a new a0 under
+    ``response``. That a0 is remembered by id, so it is read as p2's addition, after p1's:
+    measured on the Breakwater build (seed 8475 case 1261, each loop)."""
+    import json
+    from guardspec.conformance.cases import model_observation
+
+    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [{"type": "text", "text": "note-20"}, {
+        "type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "output-denied",
+        "args": {"q": "note-30"}, "approval": {"approved": True, "reason": "note-33"}}]}
+    caller = {**a0, "parts": a0["parts"][1:]}
+    stored_a0 = {**a0, "threadId": "t1", "resourceId": "r1", "parts": [a0["parts"][0], {
+        "type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-30"}}]}
+    empty = {"return": {"array": {"base": "empty", "copy": "deep", "drop": [], "edits": [], "append": []}}}
+    sj = {"guardspec": 1,
+          "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
+                    "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+                    "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}],
+                    "processors": [
+                        {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}, {"op": "addSystem", "message": "note-16", "tag": None}], "end": empty},
+                        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "removeByIds", "ids": ["a0"]},
+                         {"op": "add", "entries": [{**a0, "threadId": "t1", "resourceId": "r1"}], "source": "response", "merge": False}], "end": empty},
+                    ]},
+          "call": {"loop": "generate", "messages": [caller], "actor": {"id": "alice", "role": "operator", "kind": "human"},
+                   "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
+          "threads": [{"id": "t1", "resource": "r1", "messages": [
+              {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-16"}]}, stored_a0]}]}
+    for loop in ("generate", "stream", "durable"):
+        sj["call"]["loop"] = loop
+        o = model_observation(json.loads(json.dumps(sj)), "guarded")
+        assert o["outcome"] == {"kind": "answered"}, loop
+        assert o["read"] == 'note-16\nnote-20\nnullmap\n{"q":"note-30"}\nnullmap\nnote-33', loop

@@ -7,6 +7,7 @@ from guardspec.model.fast import evolve
 from guardspec.model.messages import Message, Source, ToolPart
 from guardspec.model.values import UNDEFINED
 
+from .. import messagelist as ml
 from ..messagelist import MessageList
 from ..prompt_values import entry_text, prompt_text
 from ..reading import fingerprint
@@ -19,18 +20,22 @@ def caller_messages(
     """G10 Caller messages (Breakwater's ``callerMessages``, docs/breakwater-measurements.md
     §9): of the messages the policy engine receives, in list order, each one memory does not
     hold, whole; of one memory holds that is also input, only the client tool outcome parts the
-    recorder saw (none: not read); a remembered message that is not input is not read. On
+    recorder saw (none: not read); a remembered message that is not input is not read. Memory
+    and input are the source checker's sets, by id, on the list or off it. On
     generate/stream the engine receives every message on the list (``whole_list``: Mastra's
     processor workflow hands a step the list's ``get.all.db()``), so a context message a
     processor adds is the caller's; on the durable loop it receives the input view."""
     out: list[Message] = []
+    # memory and input as the source checker names them, by id: a message whose id memory
+    # holds off the list (k54's stale member) is remembered (docs/breakwater-measurements.md §27)
+    remembered, inputs = ml.source_ids(lst, Source.MEMORY), ml.source_ids(lst, Source.INPUT)
     for s in lst.slots:
         if not whole_list and Source.INPUT not in s.sources:
             continue
         m = s.message
-        if Source.MEMORY not in s.sources:
+        if m.id not in remembered:
             out.append(m)
-        elif Source.INPUT in s.sources:
+        elif m.id in inputs:
             seen = tuple(
                 p
                 for p in m.parts or ()
