@@ -1,6 +1,7 @@
 // What a raw run and a guarded run share (docs/protocol.md): the scenario's defaults, the scripted
 // model, memory seeded with the scenario's threads, client tools, and reading the list, the
 // stored thread and errors back. Shared by the Mastra adapter and adapters/breakwater.
+import './network.mjs'; // the offline network, before anything can fetch
 import { MockMemory } from '@mastra/core/memory';
 import { InMemoryStore } from '@mastra/core/storage';
 import { createTool } from '@mastra/core/tools';
