@@ -9,6 +9,8 @@ from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
 
 from . import messagelist as ml
+from .errors import MastraError
+from .jsvalues import json_round_trip
 from .messagelist import MessageList
 
 
@@ -37,7 +39,14 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
     mastra = old if isinstance(old, JsObject) else JsObject()
     mastra = mastra.set("modelOutputComputed", True)
     if kind == "text":
-        mastra = mastra.set("modelOutput", obj(type="text", value=tool.mapping.prefix + to_json_text(p.result)))
+        # the scenario's mapping writes ``prefix + JSON.stringify(output)``: undefined (a
+        # function, a symbol) gives the text "undefined", and a value JSON.stringify throws on
+        # (a bigint, a throwing getter) makes the mapping throw
+        try:
+            j = json_round_trip(p.result)
+        except MastraError:
+            raise MappingError(p.tool_call_id) from None
+        mastra = mastra.set("modelOutput", obj(type="text", value=tool.mapping.prefix + ("undefined" if j is UNDEFINED else to_json_text(j))))
     return evolve(p, provider_metadata=md.set("mastra", mastra))
 
 

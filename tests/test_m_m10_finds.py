@@ -734,3 +734,45 @@ def test_k54_a_stale_message_removed_and_returned_again_comes_back_under_memory(
     stored = o["stored"]
     assert [m["id"] for m in stored][:3] == ["u0", "a0", "c00"] and len(stored) == 4
     assert [p.get("state") for p in stored[1]["parts"]] == [None, "call"]
+
+
+# -- k59: a client tool's mapping of a result JSON cannot write ---------------------------------------
+
+# adapter runs (scratch s20/maprun.py, raw on Mastra and guarded on the Breakwater build: 12 result
+# values × 3 loops each, all agree): caller [c00, a01 [lookup tc1 result <value>], c02], memory on;
+# lookup maps to prefix + JSON.stringify(output). The scenario's mapping is the adapter's, so the
+# rule is JSON.stringify's: undefined gives "undefined", a throw is the mapping's error (M11, G11)
+def _k59(mode, loop, value):
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "result", "args": {"q": "x"}, "result": value}
+    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
+            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
+                                    "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]},
+          "call": {"loop": loop, "actor": ACTOR, "messages": msgs, "reply": "r", "memory": {"thread": "t1", "resource": "r1"}}}
+    return normalise_observation(model_observation(sj, mode), sj)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, text", [
+    ({"$function": "f"}, "mapped:undefined"), ({"$symbol": "s"}, "mapped:undefined"), ({"$undefined": True}, "mapped:undefined"),
+    ({"$class": "K", "props": {"a": 1}}, 'mapped:{"a":1}'), ({"$number": "NaN"}, "mapped:null"), ("s", 'mapped:"s"'),
+])
+def test_k59_the_mapping_writes_json_stringify_of_the_result(loop, value, text):
+    o = _k59("raw", loop, value)
+    assert o["outcome"] == {"kind": "answered"}
+    sent = [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"]
+    assert sent == [{"type": "text", "value": text}]
+
+
+@pytest.mark.parametrize("value", [{"$bigint": "5"}, {"a": {"$getter": "get-a", "throws": True}}])
+def test_k59_a_mapping_that_throws_is_logged_raw_and_fails_the_guarded_call(value):
+    # raw Mastra logs it and sends the raw result, whose save then fails (k45): generate rejects
+    assert _k59("raw", "generate", value)["outcome"] == {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}
+    assert _k59("raw", "stream", value)["outcome"] == {"kind": "answered"}
+    assert _k59("raw", "durable", value)["outcome"] == {"kind": "answered"}
+    # under the guard a bigint passes the input-assets gate and the mapping fails the call (G11);
+    # a throwing getter is stopped earlier, by the gate's structuredClone
+    gate = "breakwater-client-tool-output" if "$bigint" in value else "breakwater-input-assets"
+    reason = "input processor failed" if "$bigint" in value else "input message content is not classified"
+    for loop in LOOPS:
+        assert _k59("guarded", loop, value)["outcome"] == {"kind": "refused", "reason": reason, "processorId": gate}
