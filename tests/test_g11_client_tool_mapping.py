@@ -16,6 +16,11 @@ MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
 WANT = obj(type="text", value='mapped:"Paris"')
 
 
+def sent_as(text):
+    """A string result as the model receives it, unmapped: the text output (k58)."""
+    return obj(type="text", value=text)
+
+
 def _sent(obs, message_id):
     (m,) = [e for e in obs.prompts[0] if isinstance(e, Message) and e.id == message_id]
     return {p.tool_call_id: p.result for p in tool_parts(m)}
@@ -55,7 +60,7 @@ def test_g11_mapping_error_fails_the_call():
 def test_g11_history_result_is_not_mapped():
     threads = stored(user("u0", "q", 5), assistant("a0", tool("tc0", "result", result="Old"), created_at=10))
     obs = _run(user("u1", "hi", 30), threads=threads)
-    assert _sent(obs, "a0") == {"tc0": "Old"}
+    assert _sent(obs, "a0") == {"tc0": sent_as("Old")}
 
 
 def _moved_scenario():
@@ -74,7 +79,7 @@ def test_g11_moved_remembered_outcome_gets_no_new_mapping_and_its_cache_is_sent(
     caller, threads, proc = _moved_scenario()
     obs = _run(caller, user("u2", "thanks", 3000), threads=threads, procs=(proc,))
     assert isinstance(obs.outcome, Answered)
-    assert _sent(obs, "a1") == {"tc0": obj(type="text", value="CACHED"), "tc1": "Paris"}
+    assert _sent(obs, "a1") == {"tc0": obj(type="text", value="CACHED"), "tc1": sent_as("Paris")}
     assert "CACHED" in obs.read
 
 
@@ -108,7 +113,7 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
     obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered), obs.outcome
-    assert _sent(obs, "a1") == {"tc1": WANT, "tc9": "OLD"}
+    assert _sent(obs, "a1") == {"tc1": WANT, "tc9": sent_as("OLD")}
     # the stored call takes the caller's result; the caller's part alone is read (G10)
     assert obs.read.startswith("getLocation\n") and obs.read.endswith('\ngetLocation\nmapped:"Paris"\nthanks')
     assert "OLD" not in obs.read and "broken" not in obs.read
@@ -125,7 +130,7 @@ def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_
     caller = assistant("a1", outcome, created_at=20)
     obs = _run(caller, user("u2", "thanks", 30), threads=stored(user("u0", "where?", 10), a1))
     assert isinstance(obs.outcome, Answered), obs.outcome
-    assert _sent(obs, "a1")["tc9"] == "Oslo"
+    assert _sent(obs, "a1")["tc9"] == sent_as("Oslo")
     (saved,) = [p for p in tool_parts(stored_message(obs, "a1")) if p.tool_call_id == "tc9"]
     assert saved.provider_metadata is UNDEFINED
 
