@@ -16,7 +16,7 @@ from attrs import evolve
 
 from guardspec.model.messages import Message, ToolPart
 from guardspec.model.observation import Answered
-from guardspec.model.values import UNDEFINED
+from guardspec.model.values import UNDEFINED, obj
 from guardspec.properties.harness import check_call
 from guardspec.properties.symbolic.prove import PROVEN, prove, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
@@ -56,7 +56,8 @@ def test_an_unchanged_remembered_message_sends_its_stored_result_as_stored():
     # (history, I4), unread, with no cached output
     ex = _agree(_carrier())
     assert isinstance(ex.observation.outcome, Answered)
-    assert _sent_hist(ex).result == "hst-clean" and _sent_hist(ex).provider_metadata is UNDEFINED
+    # sent as stored: the string result as its text output (k58), with no cached mapping
+    assert _sent_hist(ex).result == obj(type="text", value="hst-clean") and _sent_hist(ex).provider_metadata is UNDEFINED
     assert 'mapped:"res-clean"' in ex.read and "hst" not in ex.read
     assert check_call(ex, ["I4 nothing_reaches_model_unread"]) == {}
 

@@ -44,16 +44,17 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
     st_ = state or draw(st.sampled_from(TOOL_STATES))
     terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
     cached = draw(st.booleans()) if st_ is ToolState.RESULT else False
-    # k58: now and then a result that is a string (sent as a text output) or no object, and an
-    # errorText that is no string (an error object, another JSON value, or in the weird-value
-    # swarms any JS value; a stored thread holds only what JSON writes, k53)
+    # k58, k59 (``swarm.odd_outcomes``, the campaigns): now and then a result that is a string
+    # (sent as a text output) or no object, and an errorText that is no string (an error object,
+    # a JSON value, in the weird-value swarms any JS value; a stored thread holds only what JSON
+    # writes, k53). Without it nothing more is drawn, so other swarms draw as they did
     odd_values = _no_string(js_values if swarm.weird_values and not stored else json_values)
     result = error_text = UNDEFINED
     if st_ is ToolState.RESULT:
-        k = draw(st.integers(0, 5))
+        k = draw(st.integers(0, 5)) if swarm.odd_outcomes else 5
         result = draw(texts(swarm)) if k == 0 else draw(odd_values) if k == 1 else obj(answer=draw(texts(swarm)))
     elif st_ is ToolState.OUTPUT_ERROR:
-        k = draw(st.integers(0, 5))
+        k = draw(st.integers(0, 5)) if swarm.odd_outcomes else 5
         error_text = obj(message=draw(texts(swarm))) if k == 0 else draw(odd_values) if k == 1 else draw(texts(swarm))
     return ToolPart(
         tool_call_id=call_id or draw(st.sampled_from(["tc1", "tc2", "tc5"])),
