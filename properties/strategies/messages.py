@@ -23,46 +23,28 @@ from guardspec.model.messages import (
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
 
 from .swarms import ASSET_URLS, DEFAULT, Swarm, TOOLS
-from .values import data_values, js_values, json_values, notes, provider_options, texts
+from .values import data_values, js_values, notes, provider_options, texts
 
 
 TOOL_STATES = tuple(ToolState)
 
 
-def _no_string(values: st.SearchStrategy) -> st.SearchStrategy:
-    return values.filter(lambda v: not isinstance(v, str))
-
-
 @st.composite
 
 
-def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None, stored: bool = False) -> ToolPart:
-    """A tool invocation in any state, possibly carrying a cached model output. ``stored``: a
-    part of a stored thread, which the storage holds as JSON (k53), so an odd outcome is a
-    value JSON writes."""
+def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None) -> ToolPart:
+    """A tool invocation in any state, possibly carrying a cached model output."""
     tools = [t.name for t in TOOLS if swarm.broken_mapping or t.name != "broken"]
     st_ = state or draw(st.sampled_from(TOOL_STATES))
     terminal = st_ in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED, ToolState.APPROVAL_RESPONDED)
     cached = draw(st.booleans()) if st_ is ToolState.RESULT else False
-    # k58, k59 (``swarm.odd_outcomes``, the campaigns): now and then a result that is a string
-    # (sent as a text output) or no object, and an errorText that is no string (an error object,
-    # a JSON value, in the weird-value swarms any JS value; a stored thread holds only what JSON
-    # writes, k53). Without it nothing more is drawn, so other swarms draw as they did
-    odd_values = _no_string(js_values if swarm.weird_values and not stored else json_values)
-    result = error_text = UNDEFINED
-    if st_ is ToolState.RESULT:
-        k = draw(st.integers(0, 5)) if swarm.odd_outcomes else 5
-        result = draw(texts(swarm)) if k == 0 else draw(odd_values) if k == 1 else obj(answer=draw(texts(swarm)))
-    elif st_ is ToolState.OUTPUT_ERROR:
-        k = draw(st.integers(0, 5)) if swarm.odd_outcomes else 5
-        error_text = obj(message=draw(texts(swarm))) if k == 0 else draw(odd_values) if k == 1 else draw(texts(swarm))
     return ToolPart(
         tool_call_id=call_id or draw(st.sampled_from(["tc1", "tc2", "tc5"])),
         tool_name=draw(st.sampled_from(tools)),
         state=st_,
         args=obj(q=draw(notes)),
-        result=result,
-        error_text=error_text,
+        result=obj(answer=draw(texts(swarm))) if st_ is ToolState.RESULT else UNDEFINED,
+        error_text=draw(texts(swarm)) if st_ is ToolState.OUTPUT_ERROR else UNDEFINED,
         approval=obj(approved=draw(st.booleans()), reason=draw(texts(swarm))) if terminal and st_ is not ToolState.RESULT else UNDEFINED,
         provider_metadata=obj(mastra=obj(modelOutput=obj(type="text", value=draw(notes)))) if cached else UNDEFINED,
     )

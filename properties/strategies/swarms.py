@@ -50,10 +50,6 @@ class Swarm:
     rbac_denials: bool = True
     policy_errors: bool = True
     weird_values: bool = True
-    # tool outcomes of other kinds (k58, k59): a string result, another result value, an
-    # errorText that is no string. On in the differential campaigns' swarms only, where the
-    # substrate's conversions of them are compared; the battery's swarms draw as before
-    odd_outcomes: bool = False
     broken_mapping: bool = True
     marker_rate: float = 0.3
     context: bool = False  # the call's context messages (read whole by the guard, beyond G10); on in CALLER
@@ -313,5 +309,4 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches, so
     # ``one_of(mixed, mixed, mixed, odd)`` had drawn ODD in one case in six, not one in four
     # (the mixed swarms first: Hypothesis' simplest draws, a share of every short run, take them)
-    drawn = st.sampled_from(range(12)).flatmap(lambda k: mixed if k < 6 else odd if k < 8 else bw)
-    return drawn.map(lambda s: evolve(s, odd_outcomes=True))
+    return st.sampled_from(range(12)).flatmap(lambda k: mixed if k < 6 else odd if k < 8 else bw)

@@ -46,10 +46,10 @@ def histories(draw, swarm: Swarm = DEFAULT) -> tuple[Message, ...]:
     pending = ToolPart("tc1", tool, draw(st.sampled_from(PENDING_STATES)), args=obj(q=draw(notes)))
     out = [user("u0", draw(notes), created_at=1), Message("a0", Role.ASSISTANT, (TextPart(draw(notes)), pending), created_at=2)]
     if swarm.carrier_history_result and draw(st.booleans()):
-        earlier = evolve(draw(tool_parts(swarm, "tc0", ToolState.RESULT, stored=True)), tool_name="lookup", provider_metadata=UNDEFINED)
+        earlier = evolve(draw(tool_parts(swarm, "tc0", ToolState.RESULT)), tool_name="lookup", provider_metadata=UNDEFINED)
         out[1] = evolve(out[1], parts=(out[1].parts[0], earlier, pending))
     if "readd_result" in swarm.steps or draw(st.booleans()):
-        done = draw(tool_parts(swarm, "tc9", ToolState.RESULT, stored=True))
+        done = draw(tool_parts(swarm, "tc9", ToolState.RESULT))
         if "readd_result" in swarm.steps and draw(st.booleans()):  # a result M11 maps once it is input
             done = evolve(done, tool_name="lookup", provider_metadata=UNDEFINED)
         out.append(Message("a9", Role.ASSISTANT, (done,), created_at=3))

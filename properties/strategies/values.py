@@ -49,13 +49,6 @@ js_values = st.recursive(_leaves, lambda c: st.one_of(st.lists(c, max_size=2).ma
 """Any JS value of SPEC §1: primitives, bigint, arrays, plain objects and class instances with
 data or accessor properties (getters that yield or throw), functions and symbols."""
 
-json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-1, 2), notes),
-    lambda c: st.one_of(st.lists(c, max_size=2).map(tuple), st.lists(st.tuples(st.sampled_from(["a", "b", "note"]), c), max_size=2).map(lambda kv: JsObject(tuple(dict(kv).items())))),
-    max_leaves=4,
-)
-"""The values JSON writes and reads back as they are (k53): what a stored thread can hold."""
-
 plain_values = st.one_of(notes, st.builds(lambda t: obj(answer=t), notes), st.integers(0, 3))
 
 
