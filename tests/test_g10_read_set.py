@@ -1,5 +1,7 @@
 """G10 What the policies read (S5)."""
 
+import pytest
+
 from guardspec.model.agent import Allow
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, assistant, user
 from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditText, Processor, RemoveByIds, Return
@@ -123,3 +125,44 @@ def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message()
         o = model_observation(json.loads(json.dumps(sj)), "guarded")
         assert o["outcome"] == {"kind": "answered"}, loop
         assert o["read"] == 'note-16\nnote-20\nnullmap\n{"q":"note-30"}\nnullmap\nnote-33', loop
+
+
+def g9_by_id_scenario(loop: str, source: str) -> dict:
+    """The caller's outcome for ``tc1`` folds onto the stored ``m0`` (memory+input); p1 clears the
+    input (``m0`` leaves the list and stays in the memory set, k54); p2 adds a user message
+    ``m0`` with the marker under ``source``."""
+    stored = {"id": "m0", "role": "assistant", "createdAt": 10, "threadId": "t1", "resourceId": "r1", "parts": [
+        {"type": "text", "text": "note-1"}, {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}}]}
+    caller = {"id": "m0", "role": "assistant", "createdAt": 10, "parts": [
+        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": "note-2"}]}
+    added = {"id": "m0", "role": "user", "createdAt": 12, "parts": [{"type": "text", "text": "note-3 FORBIDDEN"}]}
+    same = {"return": "sameList"}
+    return {"guardspec": 1,
+            "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
+                      "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+                      "clientTools": [{"name": "loc", "mapping": {"kind": "text", "prefix": "mapped:"}}],
+                      "processors": [
+                          {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}], "end": same},
+                          {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [added], "source": source, "merge": False}], "end": same},
+                      ]},
+            "call": {"loop": loop, "messages": [caller], "actor": {"id": "alice", "role": "operator", "kind": "human"},
+                     "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
+            "threads": [{"id": "t1", "resource": "r1", "messages": [stored]}]}
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+@pytest.mark.parametrize("source", ["input", "memory", "response", "context"])
+def test_g9_a_message_under_an_id_memory_holds_off_the_list_is_an_addition(loop, source):
+    """G9 and G10 ask the source checker alike (docs/breakwater-measurements.md §28): a message
+    whose id memory holds, on the list or off it, is no caller message (G10) and so is a prompt
+    entry, recorded when a processor adds it (G9), under any source, ``input`` included. Here
+    p2 adds ``m0`` with the marker after p1 cleared the remembered ``m0``: the policies read it
+    and refuse the call. Reading G9 by the slot's own sources left an input ``m0`` out of both,
+    and the marker reached the model unread (I4); measured on the Breakwater build, each loop
+    and source (scratch ``s21/g9hand.py``)."""
+    import json
+    from guardspec.conformance.cases import model_observation
+
+    o = model_observation(json.loads(json.dumps(g9_by_id_scenario(loop, source))), "guarded")
+    assert o["outcome"]["kind"] == "refused"
+    assert "note-3 FORBIDDEN" in o["read"].split("\n")

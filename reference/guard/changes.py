@@ -9,11 +9,11 @@ from attrs import frozen
 
 from guardspec.model.messages import Message, Source, SystemMessage
 
+from .. import messagelist as ml
 from ..messagelist import MessageList
 from ..reading import clonable_entry, fingerprint, readable_system
 
 Entry = Union[Message, SystemMessage]
-INPUT_ONLY = frozenset({Source.INPUT})
 
 
 @frozen
@@ -27,9 +27,14 @@ class Addition:
 
 
 def prompt_entries(lst: MessageList) -> list[Entry]:
-    """G9: every system message, and every message that is not pure call input."""
+    """G9: every system message, and every message that is not unremembered call input: an
+    input message is left out only when memory does not hold its id, as the source checker
+    names memory (detached members included, k54), which is how Breakwater's ``promptEntries``
+    asks it (docs/breakwater-measurements.md §28). So a message a processor adds under input
+    with the id of a remembered caller message it cleared is an addition, read (G10)."""
+    remembered = ml.source_ids(lst, Source.MEMORY)
     out: list[Entry] = list(lst.system_all())
-    out.extend(s.message for s in lst.slots if s.sources != INPUT_ONLY)
+    out.extend(s.message for s in lst.slots if Source.INPUT not in s.sources or s.message.id in remembered)
     return out
 
 
