@@ -71,7 +71,7 @@ def test_the_shapes_of_one_scenario() -> None:
     expected = {
         ("loop", "durable"), ("memory", "on, generating titles"), ("memory binding", "bound"),
         ("caller message", "string"), ("caller message", "nested array"), ("caller message", "message"),
-        ("part kind", "text"), ("part kind", "tool-invocation"), ("tool state", "result"), ("mapping kind", "null"),
+        ("part kind", "text"), ("part kind", "tool-invocation"), ("tool state", "result"), ("tool outcome", "result: another value"), ("mapping kind", "null"),
         ("provider options", "null"), ("provider options", "an object"), ("provider-option namespace", "anthropic"),
         ("policy kind", "throws"),
         ("processor step", "addSystem"), ("processor step", "add"), ("processor step", "replaceAllSystemMessages"),

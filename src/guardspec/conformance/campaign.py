@@ -31,7 +31,7 @@ from .shrink import shrink, size
 from .wire import Problem
 
 RESULTS = "results.jsonl"
-STRATEGY = "scenarios(campaign_swarms(max_calls=1)), distinct"
+STRATEGY = "scenarios(campaign_swarms(max_calls=1)), odd outcomes, distinct"
 NOT_SHRUNK = frozenset({"timeout", "start-failed"})
 
 
@@ -43,10 +43,12 @@ class BadArguments(ValueError):
 
 
 def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
-    """``n`` distinct scenarios (JSON), the same for the same (seed, n)."""
+    """``n`` distinct scenarios (JSON), the same for the same (seed, n); tool outcomes of
+    other kinds mixed in after the draw (``with_odd_outcomes``, k58, k59)."""
     from guardspec.properties.strategies import campaign_swarms, scenarios
+    from guardspec.properties.strategies.outcomes import with_odd_outcomes
 
-    return draw_distinct(scenarios(campaign_swarms(max_calls=1)), seed, n, codec.scenario_to_json, tick)
+    return draw_distinct(scenarios(campaign_swarms(max_calls=1)), seed, n, lambda s: with_odd_outcomes(codec.scenario_to_json(s)), tick)
 
 
 ROUND = 25

@@ -64,6 +64,14 @@ ROLE_SHAPES = ("admin", "operator", "another of Breakwater's roles")
 issue 9 point 16): the generators' agents allow ``operator`` only, so the other roles of the
 set are treated alike."""
 
+OUTCOME_SHAPES = (
+    "result: an object", "result: a string", "result: another value",
+    "errorText: a string", "errorText: an object", "errorText: another value",
+)
+"""What a tool part's outcome holds (M12, docs/mastra-measurements.md k58, k59): a string result
+is sent as a text output, any other as JSON; an errorText that is no string is sent as the AI
+SDK's error message of it (falsy values as ``""``, others as JSON text)."""
+
 APPROVAL_SHAPES = ("approved with a reason", "denied with a reason")
 """A tool part's approval (G11 reading, issue 9 point 10: an approval-responded reason is not
 read, a denied reason is read unquoted)."""
@@ -97,6 +105,7 @@ def supported() -> dict[str, tuple[str, ...]]:
         "provider-option namespace": NAMESPACES_READ,
         "system entry": SYSTEM_SHAPES,
         "file data": FILE_DATA_SHAPES,
+        "tool outcome": OUTCOME_SHAPES,
         "tool approval": APPROVAL_SHAPES,
         "message added under": tuple(d["source"]["enum"]) + ("input, with a stored message's id",),
         "actor": ACTOR_SHAPES,
@@ -125,6 +134,14 @@ def _system_shape(e: Any) -> str | None:
     if isinstance(c, list):
         return "content: text parts"
     return "content: other value"
+
+
+def _outcome_shape(v: Any) -> str:
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, dict) and not set(v) & {"$undefined", "$bigint", "$number", "$function", "$symbol", "$getter"}:
+        return "an object"
+    return "another value"
 
 
 def _provider_shapes(v: Any) -> list[tuple[str, str]]:
@@ -227,6 +244,9 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
             out.add(("part kind", t))
             if t == "tool-invocation":
                 out.add(("tool state", v.get("state", "?")))
+                for key in ("result", "errorText"):
+                    if key in v:
+                        out.add(("tool outcome", f"{key}: {_outcome_shape(v[key])}"))
                 if v.get("toolName") in tools:
                     out.add(("mapping kind", tools[v["toolName"]]))
                 a = v.get("approval")
