@@ -1,0 +1,59 @@
+"""The campaigns' tool outcomes of other kinds (k58, k59; issue 10 point 3): mixed in after the
+draw, so nothing else a strategy draws changes, and a stored thread keeps to JSON (k53)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from guardspec.properties.strategies.outcomes import with_odd_outcomes
+
+
+def _part(state: str, i: int) -> dict:
+    part = {"type": "tool-invocation", "toolCallId": f"tc{i}", "toolName": "lookup", "state": state, "args": {}}
+    if state == "result":
+        part["result"] = {"answer": f"note-{i:02d} FORBIDDEN"}
+    if state == "output-error":
+        part["errorText"] = f"note-{i:02d}"
+    return part
+
+
+def _scenario(i: int) -> dict:
+    parts = [_part("result", i), _part("output-error", i), _part("call", i)]
+    return {"guardspec": 1, "agent": {"processors": []},
+            "call": {"loop": "generate", "messages": [{"id": "a1", "role": "assistant", "parts": copy.deepcopy(parts)}]},
+            "threads": [{"id": "t1", "resource": "r1", "messages": [{"id": "a0", "role": "assistant", "parts": copy.deepcopy(parts)}]}]}
+
+
+def test_the_same_scenario_gets_the_same_outcomes_and_the_input_is_kept() -> None:
+    sj = _scenario(1)
+    before = json.dumps(sj, sort_keys=True)
+    assert with_odd_outcomes(sj) == with_odd_outcomes(json.loads(before))
+    assert json.dumps(sj, sort_keys=True) == before
+
+
+def test_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> None:
+    changed = total = 0
+    kinds = set()
+    for i in range(300):
+        sj = _scenario(i)
+        out = with_odd_outcomes(sj)
+        for where in (("call", "messages", 0), ("threads", 0, "messages", 0)):
+            a, b = sj, out
+            for k in where:
+                a, b = a[k], b[k]
+            for pa, pb in zip(a["parts"], b["parts"]):
+                key = {"result": "result", "output-error": "errorText"}.get(pa["state"])
+                if key is None:
+                    assert pa == pb  # a part with no outcome is left alone
+                    continue
+                assert {k: v for k, v in pa.items() if k != key} == {k: v for k, v in pb.items() if k != key}
+                total += 1
+                if pa[key] != pb[key]:
+                    changed += 1
+                    v = pb[key]
+                    kinds.add((key, "string" if isinstance(v, str) else "object" if isinstance(v, dict) and "$undefined" not in v else "other"))
+                    if where[0] == "threads":  # a stored thread holds what JSON writes (k53)
+                        assert v != {"$undefined": True}
+    assert 0.25 < changed / total < 0.42, (changed, total)
+    assert kinds == {("result", "string"), ("result", "other"), ("errorText", "object"), ("errorText", "other")}
