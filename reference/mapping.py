@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Agent
@@ -10,7 +12,7 @@ from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
 
 from . import messagelist as ml
 from .errors import MastraError
-from .jsvalues import json_round_trip
+from .jsvalues import json_round_trip, read
 from .messagelist import MessageList
 
 
@@ -27,9 +29,25 @@ def _marked(p: ToolPart) -> bool:
     return False
 
 
+def _unwrapped(result: Any) -> tuple[bool, Any]:
+    """M11, G11 (Mastra's and Breakwater's ``unwrapToolOutput``, docs/mastra-measurements.md
+    k60): a result of exactly two own keys, ``type`` and ``value``, is an AI SDK output
+    wrapper, and the mapping is given its ``value``; an ``error-text`` or ``error-json`` one is
+    not mapped at all (no cached output, no mark). Returns (skip, what the mapping is given).
+    Accessors are read; a throwing one raises its error (no generator makes one, not measured)."""
+    if isinstance(result, JsObject) and len(result.props) == 2 and result.has("type") and result.has("value"):
+        return read(result.get("type")) in ("error-text", "error-json"), read(result.get("value"))
+    return False, result
+
+
 def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
+    """M11, G11: the part with the mapping's output cached on it (k59: the text mapping writes
+    its input as ``JSON.stringify`` does; k60: a wrapped result gives its value)."""
     tool = agent.client_tool(p.tool_name)
     if tool is None or tool.mapping is None or p.state is not ToolState.RESULT or _marked(p):
+        return p
+    skip, given = _unwrapped(p.result)
+    if skip:
         return p
     kind = tool.mapping.kind
     if kind == "throws":
@@ -43,7 +61,7 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
         # function, a symbol) gives the text "undefined", and a value JSON.stringify throws on
         # (a bigint, a throwing getter) makes the mapping throw
         try:
-            j = json_round_trip(p.result)
+            j = json_round_trip(given)
         except MastraError:
             raise MappingError(p.tool_call_id) from None
         mastra = mastra.set("modelOutput", obj(type="text", value=tool.mapping.prefix + ("undefined" if j is UNDEFINED else to_json_text(j))))

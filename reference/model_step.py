@@ -48,6 +48,23 @@ def stored_model_outputs(lst: MessageList) -> dict:
     return out
 
 
+def sanitized_result(v: Any) -> Any:
+    """M12 (Mastra's UI-message sanitizing before the AI SDK's conversion, measured in
+    docs/mastra-measurements.md §k k60): a result that is an object holding ``value`` (an
+    output wrapper ``{type, value}``, or any object with that key) is sent as that value,
+    unless it is a content output (``type`` ``'content'`` and an array ``value``); anything
+    else as it is. The AI SDK then sends a string as the text output and the rest as JSON
+    (``sent_part``). A cached model output (M11) is not sanitized: it replaces the result
+    after this step. A throwing getter fails the conversion (no generator makes one)."""
+    if not isinstance(v, JsObject) or not v.has("value"):
+        return v
+    try:
+        kind, value = read(v.get("type")), read(v.get("value"))
+    except MastraError as e:
+        raise MessageTextError(e.code, str(e).partition(": ")[2]) from None
+    return v if kind == "content" and isinstance(value, tuple) else value
+
+
 def _substituted(m: Message, outputs: dict) -> Message:
     """M11/M12: a sent message's tool results as the model receives them: an ``output-denied``
     call as a result holding the approval's reason (§j); then every tool result of a
@@ -55,13 +72,17 @@ def _substituted(m: Message, outputs: dict) -> Message:
     of that id on the list, whichever part held it), an ``output-error`` or a denied one too,
     is sent as a result with that output (measured, docs/mastra-measurements.md §k k49: a
     result's own cached output is not used when a later result of the same id has another, an
-    ``output-error`` part's cached output is not used at all)."""
+    ``output-error`` part's cached output is not used at all). Any other result is sent as
+    ``sanitized_result`` makes it (k60)."""
     if any(isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED for p in m.parts or ()):
         m = evolve(m, parts=tuple(_denied_as_result(p) if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED else p for p in m.parts or ()))
 
     def sub(p: Any) -> Any:
         if isinstance(p, ToolPart) and p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR) and p.tool_call_id in outputs:
             return evolve(p, state=ToolState.RESULT, result=outputs[p.tool_call_id], error_text=UNDEFINED)
+        if isinstance(p, ToolPart) and p.state is ToolState.RESULT:
+            r = sanitized_result(p.result)
+            return p if r is p.result else evolve(p, result=r)
         return p
 
     parts = tuple(sub(p) for p in m.parts or ())

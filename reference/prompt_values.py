@@ -21,6 +21,7 @@ from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, stru
 from .errors import MastraError
 from .jsvalues import to_string
 from .messagelist import StepStartPart
+from .model_step import sanitized_result
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
 from .guard.urls import parse_url
@@ -195,9 +196,10 @@ def _converted_output(p: ToolPart) -> Any:
     if p.state is ToolState.OUTPUT_DENIED:
         reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
         return JsObject((("type", "text"), ("value", DENIED if reason is None or reason is UNDEFINED else reason)))
-    if isinstance(p.result, str):
-        return JsObject((("type", "text"), ("value", p.result)))
-    return JsObject((("type", "json"), ("value", None if p.result is UNDEFINED else p.result)))
+    r = sanitized_result(p.result)  # k60: a stored output replaces this one later, unsanitized
+    if isinstance(r, str):
+        return JsObject((("type", "text"), ("value", r)))
+    return JsObject((("type", "json"), ("value", None if r is UNDEFINED else r)))
 
 
 def _tool_options(p: ToolPart) -> list[Any]:

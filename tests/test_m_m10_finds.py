@@ -776,3 +776,81 @@ def test_k59_a_mapping_that_throws_is_logged_raw_and_fails_the_guarded_call(valu
     reason = "input processor failed" if "$bigint" in value else "input message content is not classified"
     for loop in LOOPS:
         assert _k59("guarded", loop, value)["outcome"] == {"kind": "refused", "reason": reason, "processorId": gate}
+
+
+# -- k60: results that are output wrappers (`{type, value}`) ----------------------------------------
+
+# adapter runs (scratch s21/unwrap.py): stored a0 [call tc1] (memory on) or none (off), caller [a0 or
+# a1 [tool tc1 result <value>], u1 "hi"], client tool `loc` with a text or null mapping (or one that
+# throws); 9 values × 3 mappings × memory on/off × 3 loops: raw on Mastra 96 of 162 disagreed before
+# k60, guarded on the Breakwater build 102 of 162; after it 162 and 162 agree
+
+
+def _k60(mode, loop, value, kind, memory=False):
+    caller = {"id": "a0" if memory else "a1", "role": "assistant", "createdAt": 2, "parts": [
+        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": value}]}
+    sj = {"guardspec": 1,
+          "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False} if memory else None,
+                    "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+                    "clientTools": [{"name": "loc", "mapping": {"kind": kind, "prefix": "mapped:"}}], "processors": []},
+          "call": {"loop": loop, "actor": ACTOR, "reply": "reply-0",
+                   "messages": [caller, {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]}}
+    if memory:
+        sj["call"]["memory"] = {"thread": "t1", "resource": "r1"}
+        sj["threads"] = [{"id": "t1", "resource": "r1", "messages": [{"id": "a0", "role": "assistant", "createdAt": 1, "threadId": "t1", "resourceId": "r1",
+                          "parts": [{"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}}]}]}]
+    return normalise_observation(model_observation(sj, mode), sj)
+
+
+K60_WRAPPERS = [
+    # (result, sent with a text mapping, sent with a null mapping): the prompt's result as the
+    # observation writes it (a JSON output as its value, any other output as the output itself)
+    ({"type": "text", "value": "note-2"}, {"type": "text", "value": 'mapped:"note-2"'}, {"type": "text", "value": "note-2"}),
+    # an error wrapper is never mapped, and sent as its value
+    ({"type": "error-text", "value": "note-3"}, {"type": "text", "value": "note-3"}, {"type": "text", "value": "note-3"}),
+    ({"value": "note-8", "type": "error-text"}, {"type": "text", "value": "note-8"}, {"type": "text", "value": "note-8"}),
+    ({"type": "error-json", "value": {"e": "note-4"}}, {"e": "note-4"}, {"e": "note-4"}),
+    # a content output is sent as it is; the mapping is given its value
+    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+     {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'}, {"type": "content", "value": [{"type": "text", "text": "note-5"}]}),
+    # three keys: the mapping gets the whole object, the prompt still sends its value
+    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1},
+     {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'}, {"answer": "note-6"}),
+    ({"type": "other", "value": None}, {"type": "text", "value": "mapped:null"}, None),
+    # no value: no wrapper
+    ({"type": "error-text"}, {"type": "text", "value": 'mapped:{"type":"error-text"}'}, {"type": "error-text"}),
+]
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, text_mapped, null_mapped", K60_WRAPPERS)
+def test_k60_a_wrapped_result_is_mapped_and_sent_by_its_value(loop, value, text_mapped, null_mapped):
+    for kind, sent in (("text", text_mapped), ("null", null_mapped)):
+        o = _k60("raw", loop, value, kind)
+        assert o["outcome"] == {"kind": "answered"}
+        assert [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"] == [sent], kind
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_k60_an_error_wrapper_is_not_mapped_so_a_throwing_mapping_never_runs(loop):
+    value = {"type": "error-text", "value": "note-3"}
+    for mode in ("raw", "guarded"):
+        o = _k60(mode, loop, value, "throws", memory=True)
+        assert o["outcome"] == {"kind": "answered"}, mode
+        # no cached output, no mark on the stored part
+        part = next(p for m in o["stored"] for p in m["parts"] if p.get("toolCallId") == "tc1")
+        assert "providerMetadata" not in part, mode
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, kind, read", [
+    ({"type": "error-text", "value": "note-3"}, "text", "note-3"),
+    ({"type": "text", "value": "note-2"}, "null", "note-2"),
+    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1}, "null", '{"answer":"note-6"}'),
+    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]}, "null", '{"type":"content","value":[{"type":"text","text":"note-5"}]}'),
+])
+def test_k60_under_the_guard_the_policies_read_the_result_as_it_is_sent(loop, value, kind, read):
+    """G12 reads the prompt's conversion, so the unwrapped value (the Breakwater build agrees)."""
+    o = _k60("guarded", loop, value, kind)
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["read"].split("\n")[-1] == read
