@@ -32,8 +32,9 @@ def test_the_same_scenario_gets_the_same_outcomes_and_the_input_is_kept() -> Non
     assert json.dumps(sj, sort_keys=True) == before
 
 
-def test_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> None:
-    changed = total = 0
+def test_about_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> None:
+    changed = {"result": 0, "errorText": 0}
+    total = {"result": 0, "errorText": 0}
     kinds = set()
     for i in range(300):
         sj = _scenario(i)
@@ -48,12 +49,15 @@ def test_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> None:
                     assert pa == pb  # a part with no outcome is left alone
                     continue
                 assert {k: v for k, v in pa.items() if k != key} == {k: v for k, v in pb.items() if k != key}
-                total += 1
+                total[key] += 1
                 if pa[key] != pb[key]:
-                    changed += 1
+                    changed[key] += 1
                     v = pb[key]
-                    kinds.add((key, "string" if isinstance(v, str) else "object" if isinstance(v, dict) and "$undefined" not in v else "other"))
+                    plain = isinstance(v, dict) and "$undefined" not in v
+                    kinds.add((key, "string" if isinstance(v, str) else "holding value" if plain and "value" in v else "object" if plain else "other"))
                     if where[0] == "threads":  # a stored thread holds what JSON writes (k53)
                         assert v != {"$undefined": True}
-    assert 0.25 < changed / total < 0.42, (changed, total)
-    assert kinds == {("result", "string"), ("result", "other"), ("errorText", "object"), ("errorText", "other")}
+    # a result in three (a string, another value, an object holding value), an errorText in 4.5
+    assert 0.27 < changed["result"] / total["result"] < 0.40, (changed, total)
+    assert 0.16 < changed["errorText"] / total["errorText"] < 0.29, (changed, total)
+    assert kinds == {("result", "string"), ("result", "other"), ("result", "holding value"), ("errorText", "object"), ("errorText", "other")}

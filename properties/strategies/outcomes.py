@@ -5,9 +5,9 @@ The strategies draw a result as an object and an ``errorText`` as a string. The 
 converts the other kinds on their own paths: a string result is sent as a text output, any
 other value as JSON (``undefined`` as ``null``), an ``errorText`` that is no string as the AI
 SDK's error message of it (falsy values as ``""``), and a text mapping writes a result as
-``JSON.stringify`` does. ``with_odd_outcomes`` turns one outcome in three of a campaign's
-scenario into such a kind, after the scenario is drawn and chosen by a hash of it, so that it
-draws nothing: every other strategy, the property battery's included, draws the same examples
+``JSON.stringify`` does; a result holding ``value`` is mapped and sent by that value (k60).
+``with_odd_outcomes`` turns about one outcome in three or four of a campaign's scenario into
+such a kind, after the scenario is drawn and chosen by a hash of it, so that it draws nothing: every other strategy, the property battery's included, draws the same examples
 as without it (drawing these kinds inside ``tool_parts`` moved the battery's derandomized
 examples off shapes that killed four mutants). The text of the outcome is kept inside the new
 value wherever the kind can hold it, so that the marker the swarm drew still reaches the
@@ -46,9 +46,22 @@ def _others(text: str, stored: bool, key: str) -> list:
     return out if stored else out + [UNDEFINED_JSON]
 
 
+def _wrappers(text: str) -> list:
+    """Results that hold ``value`` (k60): the AI SDK's output wrappers, which the mapping is
+    given the value of (an error one is not mapped at all), and a third key, which the mapping
+    takes whole; the prompt sends the value of each but a content output."""
+    return [
+        {"type": "text", "value": text}, {"type": "json", "value": {"answer": text}},
+        {"type": "error-text", "value": text}, {"type": "error-json", "value": {"answer": text}},
+        {"type": "content", "value": [{"type": "text", "text": text}]},
+        {"type": "json", "value": {"answer": text}, "note": "extra"},
+    ]
+
+
 def with_odd_outcomes(sj: dict, share: int = 3) -> dict:
-    """``sj`` (scenario JSON) with one ``result`` or ``errorText`` in ``share`` made another
-    kind (k58, k59): half of them a string result or an error object, half another value.
+    """``sj`` (scenario JSON) with one ``result`` in ``share`` made another kind (k58, k59,
+    k60), in thirds: a string, another value, an object holding ``value``; and one
+    ``errorText`` in ``share * 3 / 2``: half an error object, half another value.
     Deterministic in ``sj``; the input is left as it was."""
     base = hashlib.sha256(json.dumps(sj, sort_keys=True).encode()).hexdigest()
     out = copy.deepcopy(sj)
@@ -66,13 +79,16 @@ def with_odd_outcomes(sj: dict, share: int = 3) -> dict:
             key = {"result": "result", "output-error": "errorText"}.get(v.get("state"))
             if key is not None and key in v:
                 count += 1
-                pick = _index(f"{base}:{count}", share * 2)
+                pick = _index(f"{base}:{count}", share * 3)
                 text = _text_of(v[key])
                 if pick == 0:  # a string result; an errorText that is an error object
                     v[key] = text if key == "result" else {"message": text}
                 elif pick == 1:
                     others = _others(text, stored, key)
                     v[key] = others[_index(f"{base}:{count}:value", len(others))]
+                elif pick == 2 and key == "result":  # an output wrapper (k60)
+                    wrappers = _wrappers(text)
+                    v[key] = wrappers[_index(f"{base}:{count}:value", len(wrappers))]
         for k, x in v.items():
             visit(x, stored or k == "threads")
 

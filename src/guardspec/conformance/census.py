@@ -65,11 +65,12 @@ issue 9 point 16): the generators' agents allow ``operator`` only, so the other 
 set are treated alike."""
 
 OUTCOME_SHAPES = (
-    "result: an object", "result: a string", "result: another value",
+    "result: an object", "result: an object holding value", "result: a string", "result: another value",
     "errorText: a string", "errorText: an object", "errorText: another value",
 )
 """What a tool part's outcome holds (M12, docs/mastra-measurements.md k58, k59): a string result
-is sent as a text output, any other as JSON; an errorText that is no string is sent as the AI
+is sent as a text output, any other as JSON, an object holding ``value`` as that value (k60:
+an output wrapper, which the mapping is given the value of); an errorText that is no string is sent as the AI
 SDK's error message of it (falsy values as ``""``, others as JSON text)."""
 
 APPROVAL_SHAPES = ("approved with a reason", "denied with a reason")
@@ -140,7 +141,7 @@ def _outcome_shape(v: Any) -> str:
     if isinstance(v, str):
         return "a string"
     if isinstance(v, dict) and not set(v) & {"$undefined", "$bigint", "$number", "$function", "$symbol", "$getter"}:
-        return "an object"
+        return "an object holding value" if "value" in v else "an object"
     return "another value"
 
 
