@@ -21,7 +21,7 @@ from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, stru
 from .errors import MastraError
 from .jsvalues import to_string
 from .messagelist import StepStartPart
-from .model_step import sanitized_result
+from .model_step import sanitized_result, sent_error_text
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
 from .guard.urls import parse_url
@@ -192,7 +192,8 @@ def output_values(out: Any) -> list[Any]:
 def _converted_output(p: ToolPart) -> Any:
     """Mastra's conversion of a sent tool part's outcome into a model output."""
     if p.state is ToolState.OUTPUT_ERROR:
-        return JsObject((("type", "error-text"), ("value", p.error_text)))
+        # k58: ``errorText || ""``, then the AI SDK's error message (a falsy value reads nothing)
+        return JsObject((("type", "error-text"), ("value", sent_error_text(p.error_text))))
     if p.state is ToolState.OUTPUT_DENIED:
         reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
         return JsObject((("type", "text"), ("value", DENIED if reason is None or reason is UNDEFINED else reason)))

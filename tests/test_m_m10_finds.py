@@ -695,6 +695,25 @@ def test_k58_under_the_guard_an_error_text_the_conversion_cannot_write_is_refuse
     assert o["outcome"] == {"kind": "refused", "reason": "input message content is not classified", "processorId": gate}
 
 
+# the policies read an error's text as the prompt sends it (Breakwater build, scratch
+# s21/errread.py: campaign seed 8476 case 1062, a caller output-error with errorText null folded
+# onto the stored call, and a pure input variant; 10 values × 3 loops: every falsy value read
+# nothing on the build, and the model read it as JSON before this was fixed)
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("value, read", [
+    (None, None), (0, None), (False, None), ({"$number": "NaN"}, None), ("", None), ({"$undefined": True}, None),
+    ({"a": 1}, '{"a":1}'), ("s", "s"), ([1], "[1]"), (True, "true"),
+])
+def test_k58_under_the_guard_an_error_text_is_read_as_it_is_sent(loop, value, read):
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, "state": "output-error", "errorText": value}
+    msgs = [{"id": "a01", "role": "assistant", "parts": [t]}, {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    call = {"loop": loop, "actor": ACTOR, "messages": msgs, "reply": "reply-0"}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "processors": []}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["read"].split("\n") == ["plain", '{"q":"x"}', "plain"] + ([read] if read is not None else []) + ["yo"]
+
+
 # a returned AI SDK system entry the next processor receives and copies (diff seed 20261350 case 209,
 # which crashed the model once k57 gave copies a content to share): adapter runs (scratch
 # s20/syscopy2.py, each copy kind and loop: answered, the prompt one user message and no system
