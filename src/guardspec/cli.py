@@ -203,15 +203,29 @@ def _bench(console: Console, seconds: float, examples_dir: str, sections: list, 
 @main.command("clauses")
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True)
 @click.option("--write", is_flag=True, help="Rewrite the table in README.md in place.")
-def clauses_cmd(root: str, write: bool) -> None:
-    """Print the clause table: clause → implementation → tests → properties → examples."""
+@click.option("--check", is_flag=True, help="Check spec/SPEC.md against reference/, the tests and the README; exit 1 on a gap.")
+def clauses_cmd(root: str, write: bool, check: bool) -> None:
+    """Print the clause table: clause → implementation → tests → properties.
+
+    With --check: every clause of spec/SPEC.md has an implementing function (a property for an
+    invariant) and a test or property; every public function of reference/ names exactly one
+    existing clause first; every clause id the code cites exists; the README's table is current.
+    """
     from . import traceability as tr
 
-    text = tr.table(Path(root))
+    base = Path(root)
+    if check:
+        found = tr.problems(base)
+        for line in found:
+            click.echo(line)
+        spec = tr.read_spec(base)
+        click.echo(f"{len(spec)} clauses in {tr.SPEC}; {len(found)} problem(s)")
+        sys.exit(1 if found else 0)
+    text = tr.table(base)
     if not write:
         click.echo(text)
         return
-    readme = Path(root) / "README.md"
+    readme = base / "README.md"
     old = readme.read_text()
     if tr.readme_table(old) is None:
         bad_input(f"{readme}: no clause-table markers")
