@@ -69,7 +69,7 @@ def _parse_spec(path: str, _mtime: int) -> tuple[tuple[str, Clause], ...]:
     def close() -> None:
         if current is not None:
             cid, title, parent, text = current
-            cites = tuple(dict.fromkeys(c for c in _parse_ids(" ".join(text)) if c != cid))
+            cites = tuple(dict.fromkeys(c for c in _parse_ids(" ".join([title, *text])) if c != cid))
             out[cid] = Clause(cid, title.strip(), parent, cites)
 
     parent_id: str | None = None
