@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import subprocess
 import tempfile
 import time
@@ -48,19 +47,10 @@ def _commit(root: Path) -> str:
 
 
 def clause_titles(root: Path, z3: dict) -> dict[str, str]:
-    """A short title per clause: the words after its id in a docstring that names it alone
-    (``"G13 Refusal removal: ..."``), or its proof's title."""
-    import ast
-
+    """A short title per clause: its title in ``spec/SPEC.md``, else its proof's title."""
     from guardspec import traceability as tr
 
-    titles: dict[str, str] = {}
-    for path in sorted((root / "reference").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                m = re.match(r"^([MGI]\d{1,2}) ([A-Z][\w +/'-]{2,40}?)(?=[:.,(\n]|$)", ast.get_docstring(node) or "")
-                if m and m.group(1) in tr.CLAUSES:
-                    titles.setdefault(m.group(1), m.group(2).strip())
+    titles = {c: v.title for c, v in tr.read_spec(root).items()}
     for p in z3["proofs"]:
         titles.setdefault(p["claim"], p["title"])
     return titles

@@ -296,7 +296,8 @@ def links(root: Path, z3: dict, killed: list[dict]) -> dict[str, dict[str, list[
     """clause → implemented in, tests, properties, proofs, examples, vectors, mutants."""
     from guardspec import traceability as tr
 
-    impl, tests, props, exs = tr.implementations(root), tr.tests(root), tr.properties(root), tr.examples(root)
+    impl, tests, props = (tr.rolled_up(m) for m in (tr.implementations(root), tr.tests(root), tr.properties(root)))
+    exs = tr.examples(root)
     vecs = vectors_by_clause(root)
     proofs: dict[str, list[str]] = {}
     for p in z3["proofs"]:
@@ -327,8 +328,8 @@ def cited_by_invariants(root: Path, z3: dict) -> dict[str, list[str]]:
             named[c] = {x for n in props.get(c, []) for x in by_prop[n]} | {x for p in z3["proofs"] if p["claim"] == c for x in p["clauses"]}
     out: dict[str, list[str]] = {}
     for c, cs in named.items():
-        own = {x for x in cs if x[0] in "MG"}
+        own = {tr.top(x) for x in cs if x[0] in "MG"}
         if not own:  # an invariant stated over other invariants (I12 over I1, I2, I4) runs their code
-            own = {y for x in cs if x.startswith("I") and x != c for y in named.get(x, ()) if y[0] in "MG"}
+            own = {tr.top(y) for x in cs if x.startswith("I") and x != c for y in named.get(x, ()) if y[0] in "MG"}
         out[c] = sorted(own, key=tr.CLAUSES.index)
     return out
