@@ -1,7 +1,7 @@
 """``guardspec report``: the review page as a person sees it, and the clause coverage it shows.
 
 The report is made once, by the command itself, into a temporary folder; a headless Chromium
-(Debian's ``chromium``; see tests/headless.py) opens the page. The coverage mapping is checked on
+(Debian's ``chromium``; see tests/report/headless.py) opens the page. The coverage mapping is checked on
 a small module whose lines and branches are counted by hand.
 """
 
@@ -220,7 +220,7 @@ def test_verify_writes_the_report_after_its_sections(tmp_path: Path, monkeypatch
     calls = []
     monkeypatch.setattr(cli, "_sections", lambda hook: [("stub", lambda console: True)])
     monkeypatch.setattr(report_cmds, "write_report", lambda out, echo=None, extra=None: calls.append((out, extra)))
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     r = CliRunner().invoke(cli.main, ["verify", "--examples", str(root / "examples"), "--report", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     assert calls == [(str(tmp_path / "rep"), {"verify": {"examples": "pass", "stub": "pass"}})]
@@ -232,7 +232,7 @@ def test_a_finding_with_a_vector_gets_a_timeline(tmp_path: Path) -> None:
     from guardspec.report.collect import findings
     from guardspec.report.timeline import counterexamples
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     name = "vectors/conformance/g13-refusing-processor-own-additions-removed.json"
     (tmp_path / "vectors" / "conformance").mkdir(parents=True)
     shutil.copy(root / name, tmp_path / name)

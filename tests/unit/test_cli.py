@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from guardspec.cli import main
 from guardspec import traceability
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SCENARIO = {
     "guardspec": 1,

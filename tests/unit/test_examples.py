@@ -14,7 +14,7 @@ import pytest
 
 from guardspec.examples import check, example_paths, load_example
 
-ROOT = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parents[2] / "examples"
 PATHS = example_paths(ROOT)
 
 GUARDED_REQUIRED = {f"G{i}" for i in range(16)} | {f"S{i}" for i in range(1, 10)}

@@ -22,7 +22,7 @@ from guardspec.properties.strategies.swarms import ODD
 
 from conftest import scenario
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _text(sc, mode=Mode.GUARDED) -> str:
