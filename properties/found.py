@@ -20,7 +20,7 @@ ml = M("guardspec.reference.messagelist")
 policies = M("guardspec.reference.policies")
 mapping = M("guardspec.reference.mapping")
 prompt_values = M("guardspec.reference.prompt_values")
-model_step = M("guardspec.reference.model_step")
+model_step = M("guardspec.reference.prompt")
 
 Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 

@@ -21,10 +21,10 @@ from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, stru
 from .errors import MastraError
 from .jsvalues import to_string
 from .messagelist import StepStartPart
-from .model_step import sanitized_result, sent_error_text
+from .prompt import sanitized_result, sent_error_text
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
-from .guard.urls import parse_url
+from .urls import parse_url
 
 # M12 (Mastra's conversion): the text an ``output-denied`` call without a reason gives.
 DENIED = "Tool call was not approved by the user"

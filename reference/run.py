@@ -31,7 +31,10 @@ from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import call_options_error, caller_input_error, construction_error
 from .mapping import map_client_outputs
 from .messagelist import MastraError, MessageList, add_one, drain_unsaved, without_steps
-from .model_step import ConversionError, MessageTextError, download_failure, error_message, model_step, prompt, readd_earlier_responses, response_conversion_error, response_text, stamp_merged_reply
+from .downloads import download_failure
+from .model_step import error_message, model_step, readd_earlier_responses, stamp_merged_reply
+from .prompt import MessageTextError, prompt
+from .read_back import ConversionError, response_conversion_error, response_text
 from .policies import rbac_denial
 from .raw_runner import Failure, Tripwire, run_raw_chain
 from .trace import Trace

@@ -23,9 +23,9 @@ from guardspec.model.values import UNDEFINED, Accessor, JsObject
 
 from ..errors import MastraError
 from ..messagelist import MessageList
-from ..model_step import sent_error_text
+from ..prompt import sent_error_text
 from ..reading import cached_output, clonable_entry
-from .urls import Url, parse_url
+from ..urls import Url, parse_url
 
 INPUT_ASSETS = "breakwater-input-assets"
 NOT_CLASSIFIED = "input message content is not classified"

@@ -12,7 +12,7 @@ from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import JsFunction, obj
 from guardspec.reference import run
 from guardspec.reference.guard.assets import media_url, origins_error
-from guardspec.reference.guard.urls import parse_url
+from guardspec.reference.urls import parse_url
 
 from conftest import LOOPS, events, scenario, stored, tool
 

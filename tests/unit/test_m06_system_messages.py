@@ -6,7 +6,7 @@ from guardspec.model.messages import Message, Role, SystemMessage, TextPart, use
 from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
-from guardspec.reference.model_step import prompt
+from guardspec.reference.prompt import prompt
 
 
 def _contents(msgs):
@@ -103,7 +103,7 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
     sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
     text parts' spread together; non-text content is not sent."""
     from guardspec.model.messages import FilePart
-    from guardspec.reference.model_step import system_prompt_entry
+    from guardspec.reference.prompt import system_prompt_entry
 
     t = lambda x, po=UNDEFINED: TextPart(x, po)  # noqa: E731
     assert system_prompt_entry(SystemMessage((t("a", obj(x=1)), t("b", obj(y=2))))) == SystemMessage("ab", obj(x=1, y=2))

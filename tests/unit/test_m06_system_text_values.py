@@ -12,7 +12,7 @@ from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsObject, JsSymb
 from guardspec.reference import messagelist as ml
 from guardspec.reference.jsvalues import join_texts, to_string
 from guardspec.reference.messagelist import MastraError, MessageList
-from guardspec.reference.model_step import prompt, system_prompt_entry
+from guardspec.reference.prompt import prompt, system_prompt_entry
 
 
 def _text_obj(text):

@@ -8,7 +8,7 @@ import pytest
 
 from guardspec.conformance.cases import model_observation
 from guardspec.model.values import UNDEFINED, JsFunction, JsSymbol, obj
-from guardspec.reference.model_step import file_data_string, received_data
+from guardspec.reference.downloads import file_data_string, received_data
 
 ACTOR = {"id": "alice", "role": "operator"}
 

@@ -8,7 +8,8 @@ answers quoted in §k, not the model's output.
 import pytest
 
 from guardspec.conformance.cases import model_observation
-from guardspec.reference.model_step import received_data, redacted_url
+from guardspec.reference.downloads import received_data
+from guardspec.reference.urls import redacted_url
 
 ACTOR = {"id": "alice", "role": "operator", "kind": "human"}
 

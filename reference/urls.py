@@ -1,5 +1,5 @@
 """What ``new URL(text)`` makes of a string: the part of the WHATWG URL standard the input-assets
-gate needs (docs/breakwater-measurements.md §4).
+gate (docs/breakwater-measurements.md §4) and the asset downloads (M12) need.
 
 The gate asks four things of a string: does it parse as a URL at all, its scheme, whether it
 carries credentials, and its origin. This module answers them for the strings guardspec's
@@ -27,7 +27,7 @@ from urllib.parse import unquote
 from attrs import frozen
 
 SPECIAL_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:")
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:")
 _FORBIDDEN_HOST = set("\x00\t\n\r #/:<>?@[\\]^|")
 _FORBIDDEN_DOMAIN = _FORBIDDEN_HOST | {chr(c) for c in range(0x20)} | {"%", "\x7f"}
 
@@ -89,18 +89,23 @@ def _domain(host: str) -> str | None:
     return host
 
 
+def special_authority(rest: str) -> str:
+    """The authority of a special-scheme URL, ``rest`` being what follows the scheme's colon:
+    slashes and backslashes skipped, then up to the first ``/``, ``\\``, ``?`` or ``#``."""
+    return re.split(r"[/\\?#]", rest.lstrip("/\\"), maxsplit=1)[0]
+
+
 def parse_url(text: str) -> Url | None:
     """G2 (input-assets gate): ``new URL(text)`` without a base: the URL, or None where it
     throws."""
     text = text.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
-    m = _SCHEME.match(text)
+    m = SCHEME.match(text)
     if m is None:
         return None
     scheme = m.group(0)[:-1].lower()
     rest = text[m.end():]
     if scheme in SPECIAL_PORTS:
-        rest = rest.lstrip("/\\")
-        authority = re.split(r"[/\\?#]", rest, maxsplit=1)[0]
+        authority = special_authority(rest)
     elif rest.startswith("//"):
         authority = re.split(r"[/?#]", rest[2:], maxsplit=1)[0]
     else:
@@ -127,3 +132,25 @@ def parse_url(text: str) -> Url | None:
     if port is False:
         return None
     return Url(scheme, username, password, host, port)  # type: ignore[arg-type]
+
+
+def redacted_url(text: str) -> str:
+    """M12 assets: the URL a failed download names, ``url.origin + url.pathname`` (Mastra's
+    ``redactUrlForLog``: credentials, query and fragment left out; measured, k44:
+    ``https://u:p@assets.example/d.png?x=1#f`` → ``https://assets.example/d.png``,
+    ``ftp://assets.example/e.txt`` as is, ``note: see the file`` → ``null see the file``).
+    WHATWG origins: a special scheme's is ``scheme://host[:port]`` (default port left out),
+    any other scheme's ``null``. Only the URL shapes the generators make are covered (no IPv6
+    hosts, no percent-encoding of the path)."""
+    scheme, rest = text.split(":", 1)
+    scheme = scheme.lower()
+    rest = re.split(r"[?#]", rest, maxsplit=1)[0]
+    if scheme not in SPECIAL_PORTS:
+        return "null" + rest
+    rest = rest.lstrip("/\\")
+    authority, _, path = rest.partition("/")
+    host = authority.rsplit("@", 1)[-1].lower()
+    if ":" in host:
+        name, port = host.rsplit(":", 1)
+        host = name if port in ("", str(SPECIAL_PORTS[scheme])) else host
+    return f"{scheme}://{host}/{path}"
