@@ -10,8 +10,8 @@ from guardspec.model.fast import evolve
 from guardspec.model.messages import FilePart, Message, Role
 from guardspec.model.values import UNDEFINED, JsSymbol
 
-from .errors import MastraError
-from .jsvalues import to_string
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import to_string
 from .urls import SCHEME, SPECIAL_PORTS, redacted_url, special_authority
 
 

@@ -11,8 +11,8 @@ from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, to_json_text
 from guardspec.model.observation import Result
 
-from .errors import MastraError
-from .jsvalues import json_round_trip, read, to_string
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import json_round_trip, read, to_string
 from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
 
 

@@ -11,8 +11,8 @@ from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
 
 from . import messagelist as ml
-from .errors import MastraError
-from .jsvalues import json_round_trip, read
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import json_round_trip, read
 from .messagelist import MessageList
 
 

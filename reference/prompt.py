@@ -9,8 +9,8 @@ from guardspec.model.messages import FilePart, Message, Role, SystemMessage, Tex
 from guardspec.model.observation import PromptEntry
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj, to_json_text
 
-from .errors import MastraError
-from .jsvalues import falsy, join_texts, json_round_trip, read
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read
 from .messagelist import MessageList, StepStartPart
 from .reading import cached_output
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, structured_clone
 
-from .errors import MastraError
-from .jsvalues import to_string
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import to_string
 from .messagelist import StepStartPart
 from .prompt import sanitized_result, sent_error_text
 from .provider_options import AsJson, OptionsNotClassified, option_values

@@ -20,7 +20,7 @@ from guardspec.model.processors import MISSING, PROCESS_INPUT
 from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
-from .jsvalues import falsy
+from guardspec.model.jsvalues import falsy, truthy
 from .invocation import (
     Aborts,
     LiveSystem,
@@ -178,18 +178,9 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
     # ``result && "messages" in result``: a truthy primitive reaches the ``in`` operator, which
     # throws (measured: a processor returning "note-34" fails the call,
     # docs/mastra-measurements.md §k); a falsy one passes the received messages through.
-    if _js_truthy(value.value):
+    if truthy(value.value):
         raise MastraError("TypeError", "Cannot use 'in' operator to search for 'messages'")
     return lst
-
-
-def _js_truthy(v: Any) -> bool:
-    """JavaScript truthiness of a primitive."""
-    if v is UNDEFINED or v is None:
-        return False
-    if isinstance(v, float) and v != v:
-        return False
-    return bool(v)
 
 
 def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Any, ...], tuple[SystemMessage, ...], bool, bool]:

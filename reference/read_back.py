@@ -7,7 +7,7 @@ from guardspec.model.messages import FilePart, Role, Source, TextPart, ToolPart,
 from guardspec.model.values import UNDEFINED, to_json_text
 
 from .downloads import _forgiving_base64, file_data_string
-from .errors import MastraError
+from guardspec.model.errors import MastraError
 from .messagelist import MessageList
 from .urls import SCHEME
 

@@ -24,7 +24,8 @@ from guardspec.model.processors import (
     ThrowTripWire,
 )
 from guardspec.model.scenario import Loop, Scenario
-from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.model.jsvalues import falsy as _falsy
+from guardspec.model.values import UNDEFINED
 
 from .rendering import cached_output
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
@@ -66,16 +67,6 @@ def after_chain_failure(error: str) -> bool:
         or error == "DOWNLOAD_ASSETS_FAILED"
         or error.startswith("Error: Failed to download asset: ")
     )
-
-
-def _falsy(v: Any) -> bool:
-    if v is UNDEFINED or v is None or v is False or v == "":
-        return True
-    if isinstance(v, BigInt):
-        return v.value == 0
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return v == 0 or v != v
-    return False
 
 
 def predicted_first_processor(scenario: Scenario) -> tuple[str, str] | None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import falsy
 from guardspec.model.values import UNDEFINED
 
 from .. import messagelist as ml
@@ -21,14 +21,6 @@ class CannotApply(Exception):
     def __init__(self, why: str, partial: MessageList | None = None):
         super().__init__(why)
         self.partial = partial
-
-
-def falsy(v: Any) -> bool:
-    if v is UNDEFINED or v is None or v is False or v == "":
-        return True
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return v == 0 or (isinstance(v, float) and math.isnan(v))
-    return False
 
 
 def _check_entry(lst: MessageList, e: Any, source: Source) -> None:

@@ -21,7 +21,7 @@ from guardspec.model.agent import Agent
 from guardspec.model.messages import FilePart, ImagePart, Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, Accessor, JsObject
 
-from ..errors import MastraError
+from guardspec.model.errors import MastraError
 from ..messagelist import MessageList
 from ..prompt import sent_error_text
 from ..reading import cached_output, clonable_entry

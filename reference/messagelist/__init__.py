@@ -13,7 +13,7 @@ of the interpreter calls (``ml.add_one``, ``ml.checker``, ...).
 
 from guardspec.model.messages import FilePart, ImagePart, Source
 
-from ..errors import MastraError
+from guardspec.model.errors import MastraError
 from .add import add, add_one, replace_message, shared
 from .merge import merge_parts
 from .parts import ERROR_PART, STEP_START, ErrorPart, StepStartPart, as_db_message, cache_key, part_key, part_text, visible_parts, without_steps

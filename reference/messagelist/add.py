@@ -8,8 +8,8 @@ from typing import Any, Iterable
 from guardspec.model.fast import evolve
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 
-from ..errors import MastraError
-from ..jsvalues import falsy
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import falsy
 from .fold import memory_fold
 from .merge import _mergeable, merge_parts
 from .parts import as_db_message, cache_key

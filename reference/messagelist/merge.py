@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import truthy
 from guardspec.model.messages import TOOL_RANK, Message, Part, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject
 
@@ -25,10 +26,6 @@ def _spread(*sources: Any) -> JsObject:
             for k, v in src.props:
                 out = out.set(k, v)
     return out
-
-
-def _present(v: Any) -> bool:
-    return v is not UNDEFINED and v is not None and v is not False and v != 0 and v != ""
 
 
 def _merged_metadata(base: Any, extra: Any) -> Any:
@@ -89,7 +86,7 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
                 to_add.add(i)
                 continue
             q = parts[at]
-            md = _spread(q.provider_metadata, p.provider_metadata) if _present(p.provider_metadata) else q.provider_metadata
+            md = _spread(q.provider_metadata, p.provider_metadata) if truthy(p.provider_metadata) else q.provider_metadata
             if p.state is ToolState.RESULT:
                 parts[at] = evolve(q, state=ToolState.RESULT, result=p.result, args=_spread(q.args, p.args), provider_metadata=md)
                 # the legacy ``content.toolInvocations`` mirror: created, then the entry for this

@@ -8,7 +8,7 @@ from attrs import frozen
 from guardspec.model.fast import evolve
 from guardspec.model.messages import FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolPart
 
-from ..jsvalues import to_string
+from guardspec.model.jsvalues import to_string
 
 
 @frozen

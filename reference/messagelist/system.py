@@ -9,8 +9,8 @@ from guardspec.model.fast import evolve
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED, JsObject
 
-from ..errors import MastraError
-from ..jsvalues import join_texts, read
+from guardspec.model.errors import MastraError
+from guardspec.model.jsvalues import join_texts, read
 from .parts import as_db_message
 from .value import MessageList
 

@@ -10,7 +10,7 @@ import pytest
 from guardspec.model.messages import FilePart, ReasoningPart, SystemMessage, TextPart, ToolPart, ToolState, user
 from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsObject, JsSymbol, obj
 from guardspec.reference import messagelist as ml
-from guardspec.reference.jsvalues import join_texts, to_string
+from guardspec.model.jsvalues import join_texts, to_string
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.prompt import prompt, system_prompt_entry
 

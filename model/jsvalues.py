@@ -1,6 +1,9 @@
 """JavaScript conversions Mastra applies to the values a processor puts into messages: a
-property read through a getter, and ``String(v)`` / ``Array.prototype.join`` (measured on real
-Mastra: docs/mastra-measurements.md §k, probe ``k-system-text-values``)."""
+property read through a getter, truthiness, and ``String(v)`` / ``Array.prototype.join``
+(measured on real Mastra: docs/mastra-measurements.md §k, probe ``k-system-text-values``).
+
+The one place these notions live: the interpreter (``reference/``) and the invariants
+(``properties/invariants/``) both import them from here."""
 
 from __future__ import annotations
 
@@ -28,12 +31,18 @@ def read(v: Any) -> Any:
 
 
 def falsy(v: Any) -> bool:
-    """JavaScript falsiness: undefined, null, false, 0, NaN, 0n and ``""``."""
+    """JavaScript falsiness (``ToBoolean``): undefined, null, false, 0, -0, NaN, 0n and ``""``
+    are falsy; every other value (objects, arrays, functions, symbols included) is truthy."""
     if v is UNDEFINED or v is None or v is False or v == "":
         return True
     if type(v) in (int, float):
         return v == 0 or v != v
     return isinstance(v, BigInt) and v.value == 0
+
+
+def truthy(v: Any) -> bool:
+    """JavaScript truthiness: ``not falsy(v)``."""
+    return not falsy(v)
 
 
 def _number(x: float) -> str:

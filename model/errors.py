@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .messagelist import MessageList
+from typing import Any
 
 
 class MastraError(Exception):
@@ -13,9 +10,10 @@ class MastraError(Exception):
 
     ``partial`` is the list as Mastra leaves it when the throw comes part-way through an
     operation that had already changed it (``add`` of several messages is not atomic,
-    docs/mastra-measurements.md §j)."""
+    docs/mastra-measurements.md §j): a ``guardspec.reference.messagelist.MessageList``, which
+    the vocabulary does not name (it is the interpreter's value)."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
         self.code = code
-        self.partial: MessageList | None = None
+        self.partial: Any = None
