@@ -24,6 +24,7 @@ that yields a value or throws).
 
 from __future__ import annotations
 
+import json
 from typing import Any, Union
 
 from attrs import frozen
@@ -209,7 +210,6 @@ def to_json_text(value: Any) -> str:
 
     Callers check ``clonable`` first; undefined inside objects is skipped as JSON.stringify does.
     """
-    import json
 
     def plain(v: Any) -> Any:
         if v is UNDEFINED:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import math
 from typing import Any, Iterable
 
@@ -63,8 +64,6 @@ def value_text(v: Any) -> str | None:
         if isinstance(x, JsObject):
             return {k: plain(y) for k, y in x.props if y is not UNDEFINED}
         return x
-
-    import json
 
     return json.dumps(plain(v), separators=(",", ":"), ensure_ascii=False)
 

@@ -26,6 +26,7 @@ from guardspec.model.messages import SOURCE_ORDER
 from guardspec.model.scenario import Loop, Mode, Scenario
 
 from . import finish, preparation
+from .guard import removal
 from .guard.application import policy_engine_output_return
 from .guard.chain import Refusal, event, guarded_chain
 from .guard.construction import call_options_error, caller_input_error, construction_error
@@ -354,9 +355,8 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
 
     if denial:
         # G2: on durable RBAC is a tripwire from breakwater-rbac; G13 removes the input.
-        from .guard.removal import refusal_removal
-
-        lst = refusal_removal(lst, (), None, ())
+        # read through its module at call time, as the chain reads it, so one G13 rule serves both
+        lst = removal.refusal_removal(lst, (), None, ())
         if bound:
             threads = finish.save(threads, *bound, lst, True)  # durable finalisation: nothing left to save
         lst = drain_unsaved(lst)
