@@ -20,6 +20,7 @@ def test_m1_adding_to_memory_adds_to_memory_only():
 
 
 def test_m1_adding_a_memory_message_to_input_keeps_it_in_memory():
+    """M1.1: re-adding the list's own memory object under input keeps it in memory."""
     lst = ml.add(MessageList(), user("m1", "hi", 1), M)
     lst = ml.add(lst, _on_list(lst, "m1"), I)
     assert ml.sources_by_id(lst)["m1"] == {M, I}
@@ -28,6 +29,7 @@ def test_m1_adding_a_memory_message_to_input_keeps_it_in_memory():
 
 
 def test_m1_adding_to_response_removes_from_memory_and_input():
+    """M1.1: re-adding the list's own object under response drops memory and input."""
     lst = ml.add(MessageList(), user("m1", "hi", 1), M)
     lst = ml.add(lst, _on_list(lst, "m1"), I)
     lst = ml.add(lst, _on_list(lst, "m1"), R)
@@ -36,13 +38,15 @@ def test_m1_adding_to_response_removes_from_memory_and_input():
 
 
 def test_m1_adding_to_response_keeps_context():
-    """docs/mastra-measurements.md §a: response removes memory and input, and keeps context."""
+    """M1.1: response removes memory and input, and keeps context."""
+    # docs/mastra-measurements.md §a: response removes memory and input, and keeps context.
     lst = ml.add(MessageList(), user("m1", "hi", 1), C)
     lst = ml.add(lst, _on_list(lst, "m1"), R)
     assert ml.sources_by_id(lst)["m1"] == {C, R}
 
 
 def test_m1_adding_to_context_adds_to_context():
+    """M1.1: re-adding the list's own object under context adds context to its sets."""
     lst = ml.add(MessageList(), user("m1", "hi", 1), I)
     lst = ml.add(lst, _on_list(lst, "m1"), C)
     assert ml.sources_by_id(lst)["m1"] == {I, C}
@@ -66,6 +70,7 @@ def test_m1_checker_order_is_memory_input_response_context():
 
 
 def test_m1_checker_is_a_snapshot_of_id_sets():
+    """M1.2: the checker maps ids and keeps naming a message after it left the list."""
     lst = ml.add(MessageList(), user("m1", "hi", 1), I)
     check = ml.checker(lst)
     lst = ml.remove_by_ids(lst, ["m1"])
@@ -74,8 +79,9 @@ def test_m1_checker_is_a_snapshot_of_id_sets():
 
 
 def test_m1_equal_fresh_copy_joins_the_checker_but_not_the_views():
-    """docs/mastra-measurements.md §a: context then an equal fresh copy as input: the checker
-    says input while get.input.db() is empty."""
+    """M2.6, M1.2: an equal fresh copy joins input in the checker while the views do not show it."""
+    # docs/mastra-measurements.md §a: context then an equal fresh copy as input: the checker
+    # says input while get.input.db() is empty.
     lst = ml.add(MessageList(), user("m1", "hi", 2000), C)
     lst = ml.add(lst, user("m1", "hi", 2000), I)
     assert ml.checker(lst)["m1"] is I

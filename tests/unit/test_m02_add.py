@@ -34,6 +34,7 @@ def test_m2_message_with_empty_parts_is_accepted():
 
 
 def test_m2_system_role_message_goes_to_the_untagged_bucket():
+    """M2.8: a system-role message added under input goes to addSystem's untagged bucket."""
     lst = ml.add(MessageList(), SystemMessage("be brief"), I)
     assert lst.all() == ()
     assert [s.content for s in lst.untagged] == ["be brief"]
@@ -44,6 +45,7 @@ def test_m2_db_shaped_system_message_without_content_string_is_refused():
     # Measured on real Mastra (docs/mastra-measurements.md §j): a DB-shaped system message
     # goes through AIV4Adapter.systemToV4Core, which needs the content.content string; with
     # parts only it throws INVALID_SYSTEM_MESSAGE_FORMAT (the model's messages have no string).
+    """M2.8: a stored-format system message added under input is refused INVALID_SYSTEM_MESSAGE_FORMAT."""
     sysmsg = Message("s", Role.SYSTEM, parts=(TextPart("be brief"),))
     with pytest.raises(ml.MastraError) as e:
         ml.add(MessageList(), sysmsg, I)
@@ -52,18 +54,21 @@ def test_m2_db_shaped_system_message_without_content_string_is_refused():
 
 @pytest.mark.parametrize("entry", [Message("s", Role.SYSTEM, parts=(TextPart("x"),)), SystemMessage("x")])
 def test_m2_system_message_added_as_memory_is_dropped(entry):
+    """M2.8: a system-role message added under memory is dropped."""
     lst = ml.add(MessageList(), entry, M)
     assert lst.all() == () and lst.untagged == ()
 
 
 @pytest.mark.parametrize("source", [I, R, C])
 def test_m2_message_of_another_thread_is_refused(source):
+    """M2.9: a message of another thread is refused under input, response and context."""
     lst = MessageList(thread_id="t1", resource_id="r1")
     with pytest.raises(MastraError):
         ml.add(lst, user("x", "hi", 1, thread_id="t2"), source)
 
 
 def test_m2_non_memory_add_stamps_parts_from_the_scenario_clock():
+    """M2.3: an input add stamps unstamped parts with the clock; a stamped part keeps its stamp."""
     lst = MessageList(clock=4242)
     m = Message("u", Role.USER, parts=(TextPart("a"), TextPart("b", created_at=42)), created_at=1)
     lst = ml.add(lst, m, I)
@@ -72,11 +77,13 @@ def test_m2_non_memory_add_stamps_parts_from_the_scenario_clock():
 
 
 def test_m2_memory_add_stamps_nothing():
+    """M2.3: an add under memory stamps nothing."""
     lst = ml.add(MessageList(clock=4242), user("u", "a", 1), M)
     assert lst.all()[0].parts[0].created_at is None
 
 
 def test_m2_memory_message_re_added_under_input_changes_its_fingerprint():
+    """M2.3: re-adding the list's memory object under input stamps its parts, so its fingerprint changes."""
     lst = ml.add(MessageList(clock=4242), user("u", "a", 1), M)
     before = lst.slot_of("u").message
     lst = ml.add(lst, before, I)
@@ -97,6 +104,7 @@ def test_m2_same_id_different_content_replaces_wholesale_and_leaves_every_source
 
 def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark():
     # measured on real Mastra (docs/mastra-measurements.md §j, items 1 and 4)
+    """M2.1, M2.4, M3.5: a throwing add keeps what came before; an equal memory re-add leaves the watermark."""
     lst = MessageList(thread_id="t1", resource_id="r1", clock=1000)
     with pytest.raises(MastraError) as e:
         ml.add(lst, (user("m1", "one", 1000), user("x1", "elsewhere", 2000, thread_id="t2")), I)
@@ -110,6 +118,7 @@ def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark
 def test_m2_image_part_is_held_as_a_file_part():
     # Measured (docs/mastra-measurements.md §k): the stored format has no image part; an
     # appended {type:'image', data:'note-22', mediaType:'image/png'} is listed as a file part.
+    """M2.2: an image part is held as a file part with the same data, media type and stamp."""
     from guardspec.model.messages import FilePart, ImagePart
 
     m = Message("u1", Role.USER, parts=(TextPart("look", created_at=5), ImagePart("note-22", "image/png", created_at=5)), created_at=1)
@@ -118,10 +127,11 @@ def test_m2_image_part_is_held_as_a_file_part():
 
 
 def test_m2_a_same_id_add_compares_cache_keys_first_and_a_symbol_text_throws():
-    """docs/breakwater-measurements.md §19 (seed 8451 case 1066; raw Mastra 1.71.0 fails the call,
-    Breakwater fails the processor): ``shouldReplaceMessage`` builds both messages' cache keys
-    (``cacheKey += part.text``) before any fold or merge, and a symbol text cannot be added to a
-    string: the add throws. A text that is not a string is keyed as ``String`` gives it."""
+    """M2.5: a same-id add builds cache keys first, so a symbol text throws; a text is keyed as String of it."""
+    # docs/breakwater-measurements.md §19 (seed 8451 case 1066; raw Mastra 1.71.0 fails the call,
+    # Breakwater fails the processor): ``shouldReplaceMessage`` builds both messages' cache keys
+    # (``cacheKey += part.text``) before any fold or merge, and a symbol text cannot be added to a
+    # string: the add throws. A text that is not a string is keyed as ``String`` gives it.
     from guardspec.model.values import JsSymbol
 
     lst = ml.add(MessageList(), Message("n2", Role.USER, (TextPart(JsSymbol("s")),), 5), M, merge=True)

@@ -22,6 +22,7 @@ def _fold(caller, stored):
 
 
 def test_m3_caller_result_joins_the_remembered_assistant_message():
+    """M3.1, M3.2: a caller result folds onto the stored call, which ends memory and input."""
     caller = assistant("a1", tool("tc1", "result", result=obj(city="Paris")), created_at=2000)
     lst = _fold(caller, [user("u1", "where am I?", 1000), _stored_a1()])
     assert ml.sources_by_id(lst)["a1"] == {M, I}
@@ -31,6 +32,7 @@ def test_m3_caller_result_joins_the_remembered_assistant_message():
 
 
 def test_m3_stored_text_and_args_are_kept_client_text_ignored():
+    """M3.2: over call input the stored text and args are kept and the caller's text ignored."""
     caller = assistant("a1", "CLIENT TEXT", tool("tc1", "result", result=1, args=obj(q=99)), created_at=2000)
     lst = _fold(caller, [_stored_a1()])
     a1 = lst.slot_of("a1").message
@@ -39,6 +41,7 @@ def test_m3_stored_text_and_args_are_kept_client_text_ignored():
 
 
 def test_m3_stale_echo_does_not_move_a_terminal_stored_state():
+    """M3.2: a stale echo onto a terminal stored state is ignored."""
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
     lst = _fold(caller, [_stored_a1("result", result="Stored")])
     assert tool_parts(lst.slot_of("a1").message)[0].result == "Stored"
@@ -46,6 +49,7 @@ def test_m3_stale_echo_does_not_move_a_terminal_stored_state():
 
 
 def test_m3_every_client_outcome_state_advances_a_pending_call():
+    """M3.2: every client tool outcome state advances a stored call and is merged."""
     for state in ("approval-responded", "result", "output-error", "output-denied"):
         caller = assistant("a1", tool("tc1", state), created_at=2000)
         lst = _fold(caller, [_stored_a1()])
@@ -53,6 +57,7 @@ def test_m3_every_client_outcome_state_advances_a_pending_call():
 
 
 def test_m3_non_advancing_copy_still_makes_the_message_memory_and_input():
+    """M3.1: a fold onto input makes the message memory and input even when nothing advances."""
     caller = assistant("a1", tool("tc1", "call"), created_at=2000)
     lst = _fold(caller, [_stored_a1()])
     assert ml.sources_by_id(lst)["a1"] == {M, I}
@@ -66,7 +71,8 @@ def test_m3_checker_reads_a_folded_message_as_memory():
 
 
 def test_m3_user_message_input_then_memory_keeps_the_stored_text():
-    """mastra-facts §1.4: input first, then memory: stored text wins; sets {memory, input}."""
+    """M3.2: a user message folded onto call input keeps the stored text; sets {memory, input}."""
+    # mastra-facts §1.4: input first, then memory: stored text wins; sets {memory, input}.
     lst = _fold(user("u1", "edited", 1000), [user("u1", "where am I?", 1000)])
     assert lst.slot_of("u1").message.text() == "where am I?"
     assert ml.sources_by_id(lst)["u1"] == {M, I}
@@ -76,6 +82,7 @@ def test_m3_user_message_input_then_memory_keeps_the_stored_text():
 
 
 def test_m3_fold_applies_when_already_in_memory_and_a_response_copy_ends_response_only():
+    """M3.1, M3.4: a fold onto a response copy ends in {response} alone and keeps the live parts."""
     from guardspec.model.messages import Source, assistant
     from guardspec.reference import messagelist as ml
     from guardspec.reference.messagelist import MessageList
@@ -101,6 +108,7 @@ def _user_fold(live_src, live_md=UNDEFINED, stored_md=UNDEFINED):
 
 
 def test_m3_user_user_fold_writes_an_empty_metadata_object_when_neither_copy_has_one():
+    """M3.3: a user/user fold keeps the live parts and writes {} when neither copy has metadata."""
     for live_src in (Source.CONTEXT, Source.RESPONSE):
         folded = _user_fold(live_src)
         assert folded.text() == "LIVE"  # the live content is kept
@@ -108,13 +116,15 @@ def test_m3_user_user_fold_writes_an_empty_metadata_object_when_neither_copy_has
 
 
 def test_m3_user_user_fold_metadata_is_stored_spread_then_live():
+    """M3.3: a user/user fold's metadata is the stored metadata spread first, the live one over it."""
     folded = _user_fold(Source.CONTEXT, live_md=obj(a=1, b=1), stored_md=obj(b=2, c=2))
     assert folded.metadata == JsObject((("b", 1), ("c", 2), ("a", 1)))  # Mastra's key order
     assert _user_fold(Source.CONTEXT, stored_md=obj(c=2)).metadata == obj(c=2)
 
 
 def test_m3_input_fold_adds_no_metadata():
-    """The input branch (clientToolOutcomes merge) writes no metadata: measured, no key."""
+    """M3.2: the fold onto call input keeps the stored message and writes no metadata."""
+    # The input branch (clientToolOutcomes merge) writes no metadata: measured, no key.
     folded = _user_fold(I)
     assert folded.text() == "STORED"
     assert folded.metadata is UNDEFINED

@@ -21,12 +21,14 @@ def test_m4_response_assistant_merges_into_the_latest_assistant():
 
 
 def test_m4_merge_off_keeps_the_message_separate():
+    """M4.1: merge: false keeps an assistant add apart from the latest assistant."""
     lst = ml.add(_base(), assistant("resp1", "one", created_at=2000), R)
     lst = ml.add(lst, assistant("resp3", "three", created_at=4000), R, merge=False)
     assert lst.ids() == ("u1", "resp1", "resp3")
 
 
 def test_m4_two_input_assistant_adds_merge():
+    """M4.1: two input assistant adds merge as two response adds do."""
     lst = ml.add(MessageList(), assistant("a1", "one", created_at=2000), I)
     lst = ml.add(lst, assistant("a2", "two", created_at=3000), I)
     assert lst.ids() == ("a1",)
@@ -34,12 +36,14 @@ def test_m4_two_input_assistant_adds_merge():
 
 
 def test_m4_memory_adds_never_merge():
+    """M4.1: a memory add never merges."""
     lst = ml.add(MessageList(), assistant("a1", "one", created_at=2000), M)
     lst = ml.add(lst, assistant("a2", "two", created_at=3000), M)
     assert lst.ids() == ("a1", "a2")
 
 
 def test_m4_no_merge_after_a_user_message():
+    """M4.1: only the latest message is looked at: a user message in between blocks the merge."""
     lst = ml.add(MessageList(), assistant("a1", "one", created_at=2000), I)
     lst = ml.add(lst, user("u2", "q", 2500), I)
     lst = ml.add(lst, assistant("a2", "two", created_at=3000), I)
@@ -47,6 +51,7 @@ def test_m4_no_merge_after_a_user_message():
 
 
 def test_m4_latest_assistant_of_another_thread_blocks_the_merge():
+    """M4.1: an assistant of another thread in the latest place blocks the merge."""
     lst = MessageList(thread_id="t1", resource_id="r1")
     lst = ml.add(lst, assistant("a2", "other thread", created_at=3000, thread_id="t2", resource_id="r1"), M)
     lst = ml.add(lst, assistant("a3", "mine", created_at=4000), I)
@@ -61,6 +66,7 @@ def test_m4_merged_remembered_message_moves_to_the_incoming_source():
 
 
 def test_m4_tool_result_overwrites_the_matching_part():
+    """M4.2, M4.3: an incoming result with a held toolCallId updates that part in place."""
     lst = ml.add(MessageList(), assistant("a1", "checking", tool("tc1", "call"), created_at=2000), I)
     lst = ml.add(lst, assistant("a9", tool("tc1", "result", result="Paris"), created_at=3000), I)
     (p,) = tool_parts(lst.slot_of("a1").message)
@@ -75,6 +81,7 @@ def _kinds(m):
 
 
 def test_m4_text_after_a_trailing_tool_part_gets_a_step_start():
+    """M4.2: a text pushed after a trailing tool part gets a step-start; equal texts pushed while fewer are held."""
     lst = ml.add(_base(), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000), I)
     lst = ml.add(lst, assistant("a2", "more", "more", created_at=3000), R)
     a1 = lst.slot_of("a1").message
@@ -83,6 +90,7 @@ def test_m4_text_after_a_trailing_tool_part_gets_a_step_start():
 
 
 def test_m4_equal_text_is_not_duplicated_and_a_call_does_not_overwrite_a_result():
+    """M4.2, M4.3: equal text is not doubled, and a matching call only anchors."""
     lst = ml.add(_base(), assistant("a1", "let me check", tool("tc1", "result", {"c": 1}), created_at=2000), I)
     lst = ml.add(lst, assistant("a1", "let me check", tool("tc1", "call"), created_at=2000), I)
     a1 = lst.slot_of("a1").message
@@ -91,6 +99,7 @@ def test_m4_equal_text_is_not_duplicated_and_a_call_does_not_overwrite_a_result(
 
 
 def test_m4_merge_target_is_the_latest_assistant_whatever_the_id():
+    """M4.1: an incoming assistant merges into the latest message even when its id names another."""
     lst = ml.add(_base(), assistant("a0", "zero", created_at=1500), R, merge=False)
     lst = ml.add(lst, assistant("a1", "one", created_at=2000), R, merge=False)
     lst = ml.add(lst, assistant("a0", "other", created_at=2500), R)

@@ -28,6 +28,7 @@ def test_m5_remove_by_ids_takes_messages_out_of_list_and_every_source():
 
 
 def test_m5_remove_by_ids_ignores_missing_ids():
+    """M5.1: removeByIds ignores ids the list does not hold."""
     lst = ml.remove_by_ids(_list(), ["u1", "n1", "does-not-exist"])
     assert lst.ids() == ("a1",)
 
@@ -64,6 +65,7 @@ def test_m5_removal_leaves_system_messages():
 
 def test_m5_clear_input_leaves_a_stale_memory_reference_the_checker_sees():
     # measured on real Mastra (docs/mastra-measurements.md §j, item 5)
+    """M5.2: clear.input leaves a memory+input message in memory although it is off the list."""
     from guardspec.model.messages import Source, assistant
     from guardspec.reference import messagelist as ml
     from guardspec.reference.messagelist import MessageList

@@ -14,6 +14,7 @@ def _contents(msgs):
 
 
 def test_m6_add_system_dedupes_within_one_bucket_by_content():
+    """M6.3: string content is keyed by the string alone, options ignored, the first entry wins."""
     lst = ml.add_system(MessageList(), "same")
     lst = ml.add_system(lst, "same")
     lst = ml.add_system(lst, SystemMessage("same", provider_options=obj(x=1)))
@@ -21,6 +22,7 @@ def test_m6_add_system_dedupes_within_one_bucket_by_content():
 
 
 def test_m6_same_text_may_exist_untagged_and_under_each_tag():
+    """M6.3: the same text may stand untagged and under each tag."""
     lst = ml.add_system(MessageList(), "same")
     lst = ml.add_system(lst, "same", "tagA")
     lst = ml.add_system(lst, "same", "tagB")
@@ -41,6 +43,7 @@ def test_m6_prompt_order_is_untagged_then_tags_in_insertion_order():
 
 
 def test_m6_replace_all_replaces_the_untagged_bucket_only_without_dedupe():
+    """M6.6: replaceAllSystemMessages refills the untagged bucket in order, others skipped, no dedupe."""
     lst = ml.add_system(MessageList(), "base")
     lst = ml.add_system(lst, "t", "tagA")
     lst = ml.replace_all_system(lst, [SystemMessage("r1"), user("u9", "not system", 1), SystemMessage("r1")])
@@ -50,15 +53,17 @@ def test_m6_replace_all_replaces_the_untagged_bucket_only_without_dedupe():
 
 
 def test_m6_replace_all_keeps_array_content_and_part_options():
-    """docs/mastra-measurements.md §e: replaceAllSystemMessages stores entries as given."""
+    """M6.6: replaceAllSystemMessages keeps array content and part providerOptions."""
+    # docs/mastra-measurements.md §e: replaceAllSystemMessages stores entries as given.
     parts = (TextPart("p", provider_options=obj(anthropic=obj(cacheControl=obj(type="z")))),)
     lst = ml.replace_all_system(MessageList(), [SystemMessage(parts)])
     assert lst.untagged[0].content == parts
 
 
 def test_m6_add_system_flattens_array_content_without_metadata_key():
-    """docs/mastra-measurements.md §e (v5 path): joined with newlines, part options dropped,
-    message providerOptions moved to experimental_providerMetadata."""
+    """M6.1: on the v5 path texts are joined by newlines, part options dropped, message options moved."""
+    # docs/mastra-measurements.md §e (v5 path): joined with newlines, part options dropped,
+    # message providerOptions moved to experimental_providerMetadata.
     po = obj(anthropic=obj(cacheControl=obj(type="msg")))
     msg = SystemMessage((TextPart("hello", provider_options=obj(a=1)), TextPart("world")), provider_options=po)
     (stored,) = ml.add_system(MessageList(), msg).untagged
@@ -68,6 +73,7 @@ def test_m6_add_system_flattens_array_content_without_metadata_key():
 
 
 def test_m6_add_system_with_metadata_key_is_stored_as_given():
+    """M6.2: with an experimental_providerMetadata key, even null, the message is stored as given."""
     parts = (TextPart("hello", provider_options=obj(a=1)), TextPart("world"))
     msg = SystemMessage(parts, provider_options=obj(b=2), experimental_provider_metadata=None)
     (stored,) = ml.add_system(MessageList(), msg).untagged
@@ -76,14 +82,16 @@ def test_m6_add_system_with_metadata_key_is_stored_as_given():
 
 
 def test_m6_add_system_refuses_a_user_role_message():
+    """M6.5: addSystem refuses a message of another role."""
     with pytest.raises(MastraError):
         ml.add_system(MessageList(), Message("u", Role.USER, parts=(TextPart("x"),)))
 
 
 def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
-    """Measured (docs/mastra-measurements.md §k, probe k-db-system-entries): the bucket holds
-    the stored-format message, content ``{format: 2, parts}``; it is never sent; a later
-    untagged ``addSystem`` throws ``TypeError: content is not iterable``; a tagged one works."""
+    """M6.6, M6.4: a kept stored-format entry stays {format: 2, parts} and poisons its bucket alone."""
+    # Measured (docs/mastra-measurements.md §k, probe k-db-system-entries): the bucket holds
+    # the stored-format message, content ``{format: 2, parts}``; it is never sent; a later
+    # untagged ``addSystem`` throws ``TypeError: content is not iterable``; a tagged one works.
     from guardspec.model import codec
 
     db = Message("n1", Role.SYSTEM, parts=(TextPart("note-00"),), created_at=5)
@@ -98,10 +106,11 @@ def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
 
 
 def test_m6_prompt_system_entry_as_the_model_receives_it():
-    """Measured (docs/mastra-measurements.md §k, probe k-system-prompt): array content is the
-    concatenation of its text parts without separator, other kinds ignored, none left → not
-    sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
-    text parts' spread together; non-text content is not sent."""
+    """M12.2: a system entry is sent as its text parts concatenated, with the options the clause names."""
+    # Measured (docs/mastra-measurements.md §k, probe k-system-prompt): array content is the
+    # concatenation of its text parts without separator, other kinds ignored, none left → not
+    # sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
+    # text parts' spread together; non-text content is not sent.
     from guardspec.model.messages import FilePart
     from guardspec.reference.prompt import system_prompt_entry
 

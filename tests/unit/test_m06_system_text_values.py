@@ -28,6 +28,7 @@ def _stored(*content):
 
 # probe: `getter v5 addSystem: {"stored":["note-00"],"sent":["note-00"]}`
 def test_k16_a_getter_text_is_stored_as_its_value():
+    """M6.1: on the v5 path a text getter is read and its value stored."""
     assert _stored(_text_obj(Accessor("get-t", "note-00"))) == ["note-00"]
     assert _stored(TextPart(Accessor("get-t", "note-00"))) == ["note-00"]
 
@@ -47,11 +48,13 @@ def test_k16_a_getter_text_is_stored_as_its_value():
     ],
 )
 def test_k16_other_text_values_are_joined_as_javascript_strings(content, stored):
+    """M6.1, M14.3: other text values are stored as String of them, joined by newlines."""
     assert _stored(*content) == [stored]
 
 
 # probe: `textFile v5: ["a"]`, `textTool v5: ["a"]`, `textReasoning v5: ["a"]`, `nulPart v5: ["a"]`
 def test_k16_parts_that_are_not_text_are_left_out_of_the_stored_text():
+    """M6.1: file, tool, reasoning and null elements add no text on the v5 path."""
     tool = ToolPart("c", "n", ToolState.CALL, obj())
     assert _stored(TextPart("a"), FilePart("aGk=", "text/plain")) == ["a"]
     assert _stored(TextPart("a"), tool) == ["a"]
@@ -66,6 +69,7 @@ def test_k16_parts_that_are_not_text_are_left_out_of_the_stored_text():
     [(TextPart(None),), (TextPart(UNDEFINED),), (FilePart("aGk=", "text/plain"),), (TextPart(""),), ""],
 )
 def test_k16_no_text_at_all_is_refused(content):
+    """M6.5: a system message whose v5 text comes out empty is refused."""
     with pytest.raises(MastraError) as e:
         ml.add_system(MessageList(), SystemMessage(content))
     assert e.value.code == "INVALID_SYSTEM_MESSAGE_FORMAT"
@@ -74,6 +78,7 @@ def test_k16_no_text_at_all_is_refused(content):
 # probe: `getterThrows v5 addSystem: Error: getter throws`, `sym v5 addSystem: TypeError: Cannot
 # convert a Symbol value to a string`
 def test_k16_a_throwing_getter_or_a_symbol_throws():
+    """M6.1, M14.1: a throwing text getter or a symbol text makes addSystem throw."""
     with pytest.raises(MastraError) as e:
         _stored(_text_obj(Accessor("get-x", throws=True)))
     assert e.value.code == "Error"
@@ -85,6 +90,7 @@ def test_k16_a_throwing_getter_or_a_symbol_throws():
 # probe: `getter v4 addSystem: {"stored":[["getter"]],"sent":["note-00"]}` and
 # `getter v5/v4 replaceAll sent: ["note-00"]`
 def test_k17_a_kept_getter_stays_a_getter_and_the_model_receives_its_value():
+    """M6.2, M12.2: a kept entry keeps its getter, and the prompt reads it."""
     getter = Accessor("get-t", "note-00")
     lst = ml.add_system(MessageList(), SystemMessage((TextPart(getter),), experimental_provider_metadata=None))
     assert lst.untagged[0].content == (TextPart(getter),)

@@ -47,6 +47,7 @@ def _echo_scenario(mode_policies=()):
 
 
 def test_m7_memory_filter_keeps_only_user_messages_after_the_last_assistant():
+    """M7.4: input ending with user messages keeps those after the last assistant."""
     obs = run(_echo_scenario(), Mode.RAW)
     srcs = list_sources(obs)
     assert srcs["u2"] == {"input"}
@@ -64,12 +65,14 @@ def test_m7_what_the_filter_drops_never_reaches_any_gate(mode):
 
 
 def test_m7_thread_without_stored_rows_keeps_the_whole_input():
+    """M7.4: a thread with no stored messages keeps all its input."""
     sc = scenario(user("x1", "a", 15), assistant("a0", "b", created_at=20), user("u2", "c", 30), memory=True)
     obs = run(sc, Mode.RAW)
     assert stored_ids(obs) == ["x1", "a0", "u2", "reply-1"]
 
 
 def test_m7_with_memory_the_processor_receives_history_context_and_input():
+    """M7.5: with memory the first processor receives the list's own array, history and context included."""
     sc = scenario(
         user("u1", "hi", 30),
         threads=stored(user("h1", "old", 10)),
@@ -81,6 +84,7 @@ def test_m7_with_memory_the_processor_receives_history_context_and_input():
 
 
 def test_m7_without_memory_the_first_processor_receives_only_the_input():
+    """M7.5: without memory the first processor receives the input messages only."""
     sc = scenario(user("u1", "hi", 30), context=(user("c1", "ctx", 20),), processors=(Processor("p", end=EMPTY),))
     obs = run(sc, Mode.RAW)
     assert set(list_sources(obs)) == {"c1", "reply-1"}
@@ -98,17 +102,20 @@ ADD_N1 = (AddMessages((user("n1", "added", 40),)),)
 
 
 def test_m7_raw_later_processor_receives_the_list_when_predecessor_returned_it():
+    """M7.6: after a returned list the next processor receives the list's own arrays."""
     obs = run(_two(Return(SameList()), ADD_N1), Mode.RAW)
     assert set(list_sources(obs)) == {"reply-1"}
 
 
 def test_m7_raw_later_processor_receives_the_predecessors_array():
+    """M7.6: after a returned array the next processor receives that very array."""
     obs = run(_two(Return(ArrayOf(append=(user("z1", "from array", 35),))), ADD_N1), Mode.RAW)
     # p2 received [u1, z1]: both removed; c1 and n1 were not in p2's messages
     assert set(list_sources(obs)) == {"c1", "n1", "reply-1"}
 
 
 def test_m7_raw_later_processor_receives_what_its_predecessor_received_otherwise():
+    """M7.6: after any other return the next processor receives its predecessor's arrays."""
     obs = run(_two(Return(Primitive()), ADD_N1), Mode.RAW)
     assert set(list_sources(obs)) == {"c1", "n1", "reply-1"}
 
@@ -118,9 +125,10 @@ def test_m7_raw_later_processor_receives_what_its_predecessor_received_otherwise
     [("generate", "AGENT_GENERATE_FAILED"), ("stream", "AGENT_STREAM_FAILED"), ("durable", "INVALID_SYSTEM_MESSAGE_FORMAT")],
 )
 def test_m7_a_caller_message_the_list_refuses_fails_the_call(loop, error):
-    """Measured (docs/mastra-measurements.md §k): a caller's stored-format system message
-    (parts only) makes ``add`` throw INVALID_SYSTEM_MESSAGE_FORMAT at preparation;
-    generate/stream reject with their own error id, the durable loop reports Mastra's id."""
+    """M7.2, M2.8: a refused caller message fails generate and stream with their own id, durable with the list's."""
+    # Measured (docs/mastra-measurements.md §k): a caller's stored-format system message
+    # (parts only) makes ``add`` throw INVALID_SYSTEM_MESSAGE_FORMAT at preparation;
+    # generate/stream reject with their own error id, the durable loop reports Mastra's id.
     from guardspec.model.messages import Message, Role, TextPart
     from guardspec.model.observation import Failed
     from guardspec.model.scenario import Loop

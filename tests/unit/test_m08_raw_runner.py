@@ -29,18 +29,21 @@ def raw(*procs, messages=(user("u1", "hi", 30),), **kw):
 
 
 def test_m8_same_list_returned_keeps_in_place_mutations():
+    """M8.2: returning the list itself changes nothing more; in-place additions stay."""
     obs = raw(Processor("p", steps=(AddMessages((user("n1", "added", 40),)),), end=Return(SameList())))
     assert isinstance(obs.outcome, Answered)
     assert list_sources(obs)["n1"] == {"input"}
 
 
 def test_m8_different_list_returned_fails_the_run():
+    """M8.2: returning a different list fails the run."""
     obs = raw(Processor("p", end=Return(OtherList())))
     assert isinstance(obs.outcome, Failed)
     assert obs.prompts == ()
 
 
 def test_m8_array_missing_a_received_id_removes_it():
+    """M8.3: a received id missing from the returned array is removed."""
     obs = raw(
         Processor("p", end=Return(ArrayOf(drop=("h1",)))),
         messages=(user("u1", "hi", 30),),
@@ -51,6 +54,7 @@ def test_m8_array_missing_a_received_id_removes_it():
 
 
 def test_m8_returned_copy_is_re_added_under_its_checker_source():
+    """M8.3: a returned copy is re-added under the source the checker names."""
     obs = raw(
         Processor("p", end=Return(ArrayOf(edits=(EditText("h1", "old, edited"),)))),
         threads=stored(user("h1", "old", 10)),
@@ -60,11 +64,13 @@ def test_m8_returned_copy_is_re_added_under_its_checker_source():
 
 
 def test_m8_new_returned_message_is_added_as_input():
+    """M8.3: a returned message the checker does not name is added as input."""
     obs = raw(Processor("p", end=Return(ArrayOf(append=(user("n1", "new", 40),)))))
     assert list_sources(obs)["n1"] == {"input"}
 
 
 def test_m8_returned_assistant_is_re_added_with_merge_off():
+    """M8.3: a returned assistant is re-added with merge off, so it stays a message of its own."""
     obs = raw(
         Processor("p", end=Return(ArrayOf(append=(assistant("a9", "appended", created_at=50),)))),
         messages=(assistant("a0", "caller", created_at=30),),
@@ -74,6 +80,7 @@ def test_m8_returned_assistant_is_re_added_with_merge_off():
 
 
 def test_m8_system_role_entry_is_added_as_untagged_system_text():
+    """M8.4: a stored-format system entry adds its parts' texts joined by newlines."""
     sysmsg = Message("s1", Role.SYSTEM, parts=(TextPart("line one"), TextPart("line two")))
     obs = raw(Processor("p", end=Return(ArrayOf(append=(sysmsg,)))))
     assert [s.content for s in obs.list.untagged][-1] == "line one\nline two"
@@ -81,8 +88,9 @@ def test_m8_system_role_entry_is_added_as_untagged_system_text():
 
 
 def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
-    """mastra-facts §2.2: in the workflow path a system entry in ``messages`` is overwritten by
-    the replace."""
+    """M8.2: an object's messages are applied, then its systemMessages replace the untagged bucket."""
+    # mastra-facts §2.2: in the workflow path a system entry in ``messages`` is overwritten by
+    # the replace.
     value = ObjectOf(messages=ArrayOf(append=(SystemMessage("FROM ARRAY"), user("n1", "new", 40))), system_messages=(SystemMessage("REPLACED"),))
     obs = raw(Processor("p", end=Return(value)))
     assert [s.content for s in obs.list.untagged] == ["REPLACED"]
@@ -91,6 +99,7 @@ def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
 
 @pytest.mark.parametrize("value", [Primitive(), Primitive(None), Primitive(0), Primitive(""), Primitive(False)])
 def test_m8_falsy_primitive_changes_nothing(value):
+    """M8.2: a falsy return passes the messages through."""
     obs = raw(Processor("p", end=Return(value)))
     assert isinstance(obs.outcome, Answered)
     assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
@@ -98,21 +107,24 @@ def test_m8_falsy_primitive_changes_nothing(value):
 
 @pytest.mark.parametrize("value", [Primitive("note-34"), Primitive(1), Primitive(True)])
 def test_m8_truthy_primitive_fails_the_call(value):
-    """Measured (docs/mastra-measurements.md §k): ``result && "messages" in result`` throws a
-    TypeError for a truthy primitive; generate rejects, and the later processor never runs."""
+    """M8.2: a truthy primitive return throws, and the later processor never runs."""
+    # Measured (docs/mastra-measurements.md §k): ``result && "messages" in result`` throws a
+    # TypeError for a truthy primitive; generate rejects, and the later processor never runs.
     obs = raw(Processor("p1", end=Return(value)), Processor("p2", end=Abort("never reached")))
     assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
     assert obs.prompts == ()
 
 
 def test_m8_abort_stops_the_chain_with_a_tripwire_from_that_processor():
+    """M8.7: an abort stops the chain with a tripwire naming the processor."""
     obs = raw(Processor("p1", end=Abort("no thanks")), Processor("p2", steps=(AddMessages((user("n2", "late", 40),)),)))
     assert obs.outcome == Refused("no thanks", "p1")
     assert "n2" not in list_sources(obs)
 
 
 def test_m8_thrown_tripwire_is_reported_under_the_workflow_id():
-    """mastra-facts §2.3: a bare TripWire reports processorId "<agent>-input-processor"."""
+    """M8.7: a TripWire thrown without a processor id is named <agent id>-input-processor."""
+    # mastra-facts §2.3: a bare TripWire reports processorId "<agent>-input-processor".
     obs = raw(Processor("p1", end=ThrowTripWire("tw")))
     assert obs.outcome == Refused("tw", "agent-input-processor")
 
@@ -130,6 +142,7 @@ def _fold_scenario(end):
 
 
 def test_m8_memory_plus_input_message_returned_as_copy_comes_back_memory_only():
+    """M8.3: a returned copy of a memory+input message is re-added as memory alone."""
     obs = run(_fold_scenario(Return(ArrayOf(copy="deep"))), Mode.RAW)
     assert list_sources(obs)["a1"] == {"memory"}
     # mastra-facts §3: the client result is then lost; storage keeps ``call``
@@ -137,13 +150,15 @@ def test_m8_memory_plus_input_message_returned_as_copy_comes_back_memory_only():
 
 
 def test_m8_memory_plus_input_message_returned_as_itself_stays_both():
+    """M8.3: the very object the list holds is not re-added, so it stays memory and input."""
     obs = run(_fold_scenario(Return(ArrayOf())), Mode.RAW)
     assert tool_parts(stored_message(obs, "a1"))[0].state.value == "result"
 
 
 def test_m8_object_with_null_system_messages_empties_the_bucket_then_fails():
-    """Measured (docs/mastra-measurements.md §k k15, seed 7001 case 709): ``replaceAllSystemMessages(null)``
-    empties the untagged bucket before ``for (… of null)`` throws."""
+    """M8.6: a null systemMessages throws after the untagged bucket was emptied."""
+    # Measured (docs/mastra-measurements.md §k k15, seed 7001 case 709): ``replaceAllSystemMessages(null)``
+    # empties the untagged bucket before ``for (… of null)`` throws.
     obs = raw(Processor("p1", end=Return(ObjectOf(messages=ArrayOf(base="received"), system_messages=None))))
     assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
     assert obs.list.untagged == ()
