@@ -138,3 +138,13 @@ def test_m2_a_same_id_add_compares_cache_keys_first_and_a_symbol_text_throws():
     with pytest.raises(MastraError):
         ml.add(lst, user("n2", "later", 20), C)
     assert ml.part_key(TextPart(5)) == ml.part_key(TextPart("5"))
+
+
+def test_m2_a_message_of_another_thread_is_accepted_under_memory_and_missing_ids_are_filled():
+    """M2.9: the thread check applies to non-memory adds only; a missing thread or resource id is filled in."""
+    lst = MessageList(thread_id="t1", resource_id="r1")
+    lst = ml.add(lst, user("x", "elsewhere", 1, thread_id="t2", resource_id="r2"), M)
+    lst = ml.add(lst, user("y", "no ids", 2), I)
+    lst = ml.add(lst, user("z", "thread only", 3, thread_id="t1"), I)
+    got = {m.id: (m.thread_id, m.resource_id) for m in lst.all()}
+    assert got == {"x": ("t2", "r2"), "y": ("t1", "r1"), "z": ("t1", "r1")}

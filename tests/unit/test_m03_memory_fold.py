@@ -128,3 +128,11 @@ def test_m3_input_fold_adds_no_metadata():
     folded = _user_fold(I)
     assert folded.text() == "STORED"
     assert folded.metadata is UNDEFINED
+
+
+def test_m3_other_folds_take_the_live_text_up_to_surrounding_whitespace():
+    """M3.4: over a live context copy a stored text equal up to surrounding whitespace takes the live text."""
+    lst = ml.add(MessageList(), assistant("a1", "  the answer \n", created_at=2000), Source.CONTEXT)
+    lst = ml.add(lst, assistant("a1", "the answer", created_at=2000), M)
+    assert [p.text for p in lst.slot_of("a1").message.parts] == ["  the answer \n"]
+    assert ml.sources_by_id(lst)["a1"] == {M, Source.CONTEXT}

@@ -106,3 +106,37 @@ def test_m4_merge_target_is_the_latest_assistant_whatever_the_id():
     assert lst.ids() == ("u1", "a0", "a1")
     assert [p.text for p in lst.slot_of("a1").message.parts] == ["one", "other"]
     assert [p.text for p in lst.slot_of("a0").message.parts] == ["zero"]
+
+
+def test_m4_when_the_latest_message_cannot_take_it_an_assistant_merges_into_the_one_its_id_names():
+    """M4.1: behind a user message, an assistant whose id names a held assistant merges into that one."""
+    lst = ml.add(MessageList(), assistant("a1", "one", created_at=2000), I)
+    lst = ml.add(lst, user("u2", "q", 2500), I)
+    lst = ml.add(lst, assistant("a1", "one", "two", created_at=3000), R)
+    assert lst.ids() == ("a1", "u2")
+    assert [p.text for p in lst.slot_of("a1").message.parts] == ["one", "two"]
+
+
+def test_m4_a_result_spreads_the_new_args_over_the_old_and_writes_the_mirror():
+    """M4.3: a merged result updates result and args ({...old, ...new}) and the toolInvocations mirror."""
+    from guardspec.model.values import obj
+
+    lst = ml.add(MessageList(), assistant("a1", tool("tc1", "call", args=obj(q=1, keep=2)), created_at=2000), I)
+    lst = ml.add(lst, assistant("a9", tool("tc1", "result", result="Paris", args=obj(q=9)), created_at=3000), I)
+    a1 = lst.slot_of("a1").message
+    (p,) = tool_parts(a1)
+    assert (p.state.value, p.result, p.args) == ("result", "Paris", obj(q=9, keep=2))
+    assert a1.tool_invocations
+
+
+def test_m4_an_error_merged_onto_a_call_puts_approval_before_error_text():
+    """M4.3: an error state updates state, approval, errorText and args only, appending approval before errorText."""
+    from guardspec.model.values import obj
+
+    lst = ml.add(MessageList(), assistant("a1", tool("tc1", "call", args=obj(q=1)), created_at=2000), I)
+    err = tool("tc1", "output-error", error_text="boom", approval=obj(approved=True), args=obj(q=1))
+    lst = ml.add(lst, assistant("a9", err, created_at=3000), I)
+    (p,) = tool_parts(lst.slot_of("a1").message)
+    assert (p.state.value, p.error_text, p.approval) == ("output-error", "boom", obj(approved=True))
+    assert p.approval_first
+    assert not lst.slot_of("a1").message.tool_invocations

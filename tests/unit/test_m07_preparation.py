@@ -137,3 +137,14 @@ def test_m7_a_caller_message_the_list_refuses_fails_the_call(loop, error):
     obs = run(scenario("note-00", sysmsg, loop=Loop(loop)), Mode.RAW)
     assert obs.outcome == Failed(error)
     assert obs.prompts == ()
+
+
+def test_m7_the_bound_thread_is_created_before_the_processors_even_when_the_call_is_refused():
+    """M7.3: with memory and a thread id, a new thread is created and saved before any processor runs."""
+    from guardspec.model.processors import Abort
+    from guardspec.reference import run_call
+
+    sc = scenario(user("u1", "hi", 30), memory=True, processors=(Processor("p", end=Abort("no")),))
+    assert sc.threads.get("t1") is None
+    after = run_call(sc, Mode.RAW).threads.get("t1")
+    assert after is not None and after.messages == ()  # the tripwire saved nothing (M9), the thread stands

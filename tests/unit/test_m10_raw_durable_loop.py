@@ -55,3 +55,43 @@ def test_m10_durable_has_no_generate_result_object():
     obs = run(_sc(Processor("p")), Mode.RAW)
     assert isinstance(obs.outcome, Answered)
     assert obs.result is None
+
+
+def test_m10_finalisation_after_a_tripwire_stops_saving_at_a_message_json_cannot_write():
+    """M10.1: after a tripwire the durable save stops at a message JSON cannot write; those before it stay."""
+    from guardspec.model.messages import Message, Role, TextPart
+    from guardspec.model.values import BigInt, obj
+
+    bad = Message("u2", Role.USER, (TextPart("big", provider_options=obj(n=BigInt(1))),), 40)
+    sc = scenario(
+        user("u1", "fine", 30), bad, user("u3", "last", 50),
+        memory=Memory(generate_title=False), processors=(Processor("guard", end=Abort("blocked")),), loop=Loop.DURABLE,
+    )
+    obs = run(sc, Mode.RAW)
+    assert obs.outcome == Refused("blocked", "guard")
+    assert stored_ids(obs) == ["u1"]
+
+
+def test_m10_no_title_after_a_tripwire_when_the_read_back_throws():
+    """M10.1: after a tripwire no title is made when the result-text read-back throws."""
+    from guardspec.model.messages import Source, assistant
+    from guardspec.model.values import obj
+
+    from conftest import tool
+
+    pending = assistant("n1", tool("tc1", "approval-requested", args=obj(q=1)), created_at=40)
+    proc = Processor("guard", steps=(AddMessages((pending,), Source.RESPONSE, False),), end=Abort("blocked"))
+    obs = run(_sc(proc), Mode.RAW)
+    assert obs.outcome == Refused("blocked", "guard")
+    assert "u1" in stored_ids(obs)
+    assert obs.title == ""
+
+
+def test_m10_finalisation_drains_the_input_and_response_sets_and_keeps_the_messages():
+    """M10.2: after saving, durable finalisation empties the input and response sets; the messages stay listed."""
+    from conftest import list_sources
+
+    obs = run(_sc(Processor("p")), Mode.RAW)
+    srcs = list_sources(obs)
+    assert set(srcs) == {"h1", "u1", "reply-1"}
+    assert srcs["h1"] == {"memory"} and srcs["u1"] == set() and srcs["reply-1"] == set()

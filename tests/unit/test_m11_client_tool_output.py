@@ -33,6 +33,7 @@ def _caller_result(**kw):
 
 
 def test_m11_input_result_part_is_mapped_cached_and_sent():
+    """M11.3: the text mapping writes its prefix and JSON.stringify of the result, cached and sent."""
     obs = run(scenario(_caller_result(), client_tools=MAPPED), Mode.RAW)
     want = obj(type="text", value='mapped:{"city":"Paris"}')
     assert _prompt_tool(obs, "a1").result == want
@@ -66,6 +67,7 @@ def test_m11_null_mapping_marks_the_part_and_caches_nothing():
 
 
 def test_m11_raw_mapping_error_is_logged_and_the_raw_result_sent():
+    """M11.1: a mapping that throws is logged raw; the raw result is sent and the call answers."""
     tools = (ClientTool("getLocation", Mapping("throws")),)
     obs = run(scenario(_caller_result(), client_tools=tools), Mode.RAW)
     assert isinstance(obs.outcome, Answered)
@@ -80,6 +82,7 @@ def test_m11_memory_only_result_is_not_mapped():
 
 
 def test_m11_cached_output_on_any_message_is_substituted_in_the_prompt():
+    """M12.7: a cached output on a remembered result is sent in place of the result."""
     cached = obj(mastra=obj(modelOutput=obj(type="text", value="CACHED")))
     threads = stored(user("h0", "q", 5), assistant("a1", tool("tc1", "result", result=PARIS, provider_metadata=cached), created_at=10))
     obs = run(scenario(user("u2", "next", 30), threads=threads, client_tools=MAPPED), Mode.RAW)

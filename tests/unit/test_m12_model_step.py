@@ -9,6 +9,7 @@ from conftest import list_message, list_sources, prompt_lines, scenario, stored,
 
 
 def test_m12_prompt_is_system_messages_then_messages_by_created_at():
+    """M12.1: system messages first, then the non-system messages in createdAt order."""
     sc = scenario(
         user("u2", "second", 20),
         user("u1", "first", 10),
@@ -46,8 +47,9 @@ def test_m12_reply_is_not_in_the_prompt_it_answers():
 
 
 def test_m12_reply_merges_into_a_trailing_assistant_which_moves_to_response():
-    """mastra-facts §3: after a client tool result, the reply is appended to a1, which moves
-    from {memory, input} to response and drops out of rememberedMessages."""
+    """M12.12: the reply merges into a trailing assistant message, which moves to response."""
+    # mastra-facts §3: after a client tool result, the reply is appended to a1, which moves
+    # from {memory, input} to response and drops out of rememberedMessages.
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
     obs = run(scenario(caller, threads=threads, reply="normal answer"), Mode.RAW)
@@ -66,8 +68,9 @@ def test_m12_prompt_messages_are_non_system_list_messages():
 
 
 def test_m12_part_provider_options_are_not_sent():
-    """Measured (docs/mastra-measurements.md §k, probe k-part-provider-options): a stored-format text part's
-    providerOptions never reach the prompt, whatever the namespace (null, ``note``, ``openai``)."""
+    """M12.5: a text part's providerOptions are never sent."""
+    # Measured (docs/mastra-measurements.md §k, probe k-part-provider-options): a stored-format text part's
+    # providerOptions never reach the prompt, whatever the namespace (null, ``note``, ``openai``).
     from guardspec.model.messages import Role, TextPart
     from guardspec.model.values import UNDEFINED, obj
 
@@ -78,8 +81,9 @@ def test_m12_part_provider_options_are_not_sent():
 
 
 def test_m12_generate_re_adds_earlier_response_messages_too():
-    """Measured (docs/mastra-measurements.md §k): on generate as on stream, a response
-    assistant message a processor added merges into the reply: parts [reply, added]."""
+    """M12.13: on generate an earlier response message is added again and merges into the reply."""
+    # Measured (docs/mastra-measurements.md §k): on generate as on stream, a response
+    # assistant message a processor added merges into the reply: parts [reply, added].
     from guardspec.model.messages import Source
     from guardspec.model.processors import AddMessages
 
@@ -91,10 +95,11 @@ def test_m12_generate_re_adds_earlier_response_messages_too():
 
 
 def test_m12_result_text_concatenates_a_null_or_undefined_text_as_javascript_does():
-    """docs/breakwater-measurements.md §17 (measured on Mastra 1.71.0 raw with memory, and on
-    Breakwater, which reads the text back on every loop): the reply merged into the caller's
-    trailing assistant message whose text is null reads ``"nullreply"``, undefined
-    ``"undefinedreply"``; a string as itself."""
+    """M13.5, G12.12: the read-back result text spells null and undefined out, raw with memory and guarded."""
+    # docs/breakwater-measurements.md §17 (measured on Mastra 1.71.0 raw with memory, and on
+    # Breakwater, which reads the text back on every loop): the reply merged into the caller's
+    # trailing assistant message whose text is null reads ``"nullreply"``, undefined
+    # ``"undefinedreply"``; a string as itself.
     from guardspec.model.messages import Role, TextPart
     from guardspec.model.values import UNDEFINED
 
@@ -103,3 +108,74 @@ def test_m12_result_text_concatenates_a_null_or_undefined_text_as_javascript_doe
         caller = Message("c0", Role.ASSISTANT, (TextPart(text),), 10)
         assert run(scenario(caller, threads=threads, reply="reply"), Mode.RAW).result.text == expected
         assert run(scenario(caller, reply="reply"), Mode.GUARDED).result.text == expected
+
+
+def test_m12_a_leading_dot_user_message_is_sent_when_the_first_message_is_no_user_message():
+    """M12.1: when the first non-system message is not a user message, a user message "." is sent before it."""
+    obs = run(scenario(assistant("a0", "earlier answer", created_at=5), user("u1", "hi", 10)), Mode.RAW)
+    assert prompt_lines(obs)[1:] == ["user: .", "assistant: earlier answer", "user: hi"]
+    obs = run(scenario(user("u1", "hi", 10), assistant("a0", "later", created_at=20)), Mode.RAW)
+    assert prompt_lines(obs)[1:] == ["user: hi", "assistant: later"]
+
+
+def _sent_tool_states(obs):
+    return [p.state.value for e in obs.prompts[0] if isinstance(e, Message) for p in tool_parts(e)]
+
+
+def test_m12_only_complete_calls_are_sent():
+    """M12.3: results and errors are sent; pending calls and calls awaiting or answering an approval are not."""
+    parts = [tool(f"tc{i}", s) for i, s in enumerate(("partial-call", "call", "approval-requested", "approval-responded"))]
+    parts += [tool("tc8", "result", result="r"), tool("tc9", "output-error", error_text="e")]
+    obs = run(scenario(user("u1", "hi", 10), assistant("a1", "text", *parts, created_at=20), user("u2", "go", 30)), Mode.RAW)
+    assert sorted(_sent_tool_states(obs)) == ["output-error", "result"]
+
+
+def test_m12_a_denied_call_is_sent_as_a_result_holding_the_reason():
+    """M12.3: an output-denied call is sent as a result whose output is the approval's reason, else the default text."""
+    from guardspec.model.values import obj
+
+    for approval, text in ((obj(approved=False, reason="not now"), "not now"), (obj(approved=False), "Tool call was not approved by the user")):
+        caller = assistant("a1", tool("tc1", "output-denied", approval=approval), created_at=20)
+        obs = run(scenario(user("u1", "hi", 10), caller, user("u2", "go", 30)), Mode.RAW)
+        (p,) = [p for e in obs.prompts[0] if isinstance(e, Message) for p in tool_parts(e)]
+        assert p.state.value == "result"
+        assert p.result == obj(type="text", value=text)
+
+
+def test_m12_a_message_left_without_sendable_parts_is_not_sent():
+    """M12.3: empty text parts are dropped, and an assistant message left empty is not sent."""
+    empty = assistant("a1", "", tool("tc1", "call"), created_at=20)
+    obs = run(scenario(user("u1", "hi", 10), empty, user("u2", "go", 30)), Mode.RAW)
+    assert [e.id for e in obs.prompts[0] if isinstance(e, Message)] == ["u1", "u2"]
+
+
+def test_m12_an_assistant_message_is_split_after_a_tool_part_followed_by_text():
+    """M12.3: an assistant message is sent as several model messages after a tool part followed by another kind."""
+    a1 = assistant("a1", "before", tool("tc1", "result", result="r"), "after", created_at=20)
+    obs = run(scenario(user("u1", "hi", 10), a1, user("u2", "go", 30)), Mode.RAW)
+    sent = [e for e in obs.prompts[0] if isinstance(e, Message) and e.role.value == "assistant"]
+    assert [[type(p).__name__ for p in m.parts] for m in sent] == [["TextPart", "ToolPart"], ["TextPart"]]
+    assert sent[1].text() == "after"
+
+
+def test_m12_of_a_user_message_only_text_and_file_parts_are_sent():
+    """M12.4: a user message sends its text and file parts only; one left with nothing is not sent."""
+    from guardspec.model.messages import FilePart, ReasoningPart, Role, TextPart
+
+    u1 = Message("u1", Role.USER, (TextPart("hi"), ReasoningPart("thinking"), tool("tc1", "result", result="r"), FilePart("aGk=", "text/plain")), 10)
+    only = Message("u0", Role.USER, (ReasoningPart("alone"),), 5)
+    obs = run(scenario(only, u1), Mode.RAW)
+    (sent,) = [e for e in obs.prompts[0] if isinstance(e, Message)]
+    assert sent.id == "u1"
+    assert [type(p).__name__ for p in sent.parts] == ["TextPart", "FilePart"]
+
+
+def test_m12_a_merged_reply_is_stamped_on_the_list_after_the_thread_was_saved():
+    """M12.14: when the reply merged into a trailing assistant, its parts are stamped after saving: the stored copy is not."""
+    threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    obs = run(scenario(caller, threads=threads, reply="normal answer"), Mode.RAW)
+    listed = list_message(obs, "a1")
+    saved = next(m for m in obs.stored if m.id == "a1")
+    assert all(p.created_at is not None for p in listed.parts)
+    assert any(p.created_at is None for p in saved.parts)

@@ -23,6 +23,7 @@ def test_m13_context_and_memory_only_messages_are_not_saved_again():
 
 
 def test_m13_title_is_generated_from_every_thread_message_on_the_list():
+    """M13.8: the title transcript has a line for the thread's history and input texts."""
     obs = run(scenario(user("u1", "hello there", 30), threads=stored(user("h1", "old question", 10)), memory=Memory(True)), Mode.RAW)
     assert obs.title
     assert "old question" in obs.title and "hello there" in obs.title
@@ -48,6 +49,7 @@ def test_m13_result_messages_are_every_non_system_message_and_remembered_the_mem
 
 
 def test_m13_partial_call_parts_are_not_saved():
+    """M13.2: generate drops partial-call parts and leaves out a message left with no parts."""
     caller = assistant("a0", "thinking", tool("tc9", "partial-call"), created_at=20)
     only_partial = assistant("a1", tool("tc8", "partial-call"), created_at=25)
     obs = run(scenario(caller, user("u2", "go", 26), only_partial, memory=True), Mode.RAW)
@@ -56,8 +58,9 @@ def test_m13_partial_call_parts_are_not_saved():
 
 
 def test_m13_a_stored_image_part_is_a_file_part():
-    """Measured (docs/mastra-measurements.md §k): Mastra's storage holds the stored format, where
-    an image part is a file part; the caller's image part is saved as a file part too."""
+    """M2.2, M13.10: storage holds image parts of seeded and saved messages as file parts."""
+    # Measured (docs/mastra-measurements.md §k): Mastra's storage holds the stored format, where
+    # an image part is a file part; the caller's image part is saved as a file part too.
     from guardspec.model.messages import FilePart, ImagePart, Message, Role, user as _user
     from guardspec.model.scenario import Mode as _Mode
     from guardspec.reference import run as _run
@@ -84,8 +87,9 @@ import pytest as _pytest
     ],
 )
 def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, outcome, finish):
-    """Measured (docs/mastra-measurements.md §k): with memory, the result text read-back converts
-    the response messages with AI SDK v4, which throws at an ``approval-requested`` part."""
+    """M13.6: the read-back throws at an assistant's approval-requested part; stream resolves with error."""
+    # Measured (docs/mastra-measurements.md §k): with memory, the result text read-back converts
+    # the response messages with AI SDK v4, which throws at an ``approval-requested`` part.
     from guardspec.model.messages import Source
     from guardspec.model.observation import Answered, Failed
     from guardspec.model.processors import AddMessages, Processor
@@ -110,9 +114,10 @@ def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, ou
     ],
 )
 def test_m12_file_data_that_is_not_base64_fails_before_the_model(loop, error):
-    """Measured (docs/mastra-measurements.md §k k13): the user message's file data is fetched as
-    ``data:image/png;base64,note-00``, which is not base64: no model call, an error part is added
-    as the response and the turn is saved."""
+    """M12.10: wrapped data that is not base64 fails the download: no model call, an error response saved."""
+    # Measured (docs/mastra-measurements.md §k k13): the user message's file data is fetched as
+    # ``data:image/png;base64,note-00``, which is not base64: no model call, an error part is added
+    # as the response and the turn is saved.
     from guardspec.model.messages import FilePart, Message, Role, TextPart
     from guardspec.model.observation import Failed
     from guardspec.model.scenario import Loop
@@ -126,6 +131,7 @@ def test_m12_file_data_that_is_not_base64_fails_before_the_model(loop, error):
 
 @_pytest.mark.parametrize("data", ["aGk", "aGk=", "aG k=", "aGk%3D", ""])
 def test_m12_file_data_that_is_base64_is_sent(data):
+    """M12.10: wrapped data whose payload, percent-decoded, is forgiving base64 downloads, and the model is called."""
     from guardspec.model.messages import FilePart, Message, Role, TextPart
     from guardspec.model.observation import Answered
 
@@ -135,8 +141,9 @@ def test_m12_file_data_that_is_base64_is_sent(data):
 
 
 def test_m13_durable_keeps_a_user_messages_partial_call_parts():
-    """Measured (docs/mastra-measurements.md §k k14): caller ``c00 [text, tool(partial-call)]``
-    is stored with both parts on durable, with the text only on generate."""
+    """M13.2: durable keeps a user message's partial-call part, generate drops it."""
+    # Measured (docs/mastra-measurements.md §k k14): caller ``c00 [text, tool(partial-call)]``
+    # is stored with both parts on durable, with the text only on generate.
     from guardspec.model.messages import Message, Role, TextPart
     from guardspec.model.scenario import Loop
 
