@@ -1,4 +1,4 @@
-"""The input-assets gate (G2 chain, G12, G13, I4; docs/breakwater-measurements.md §4): after the
+"""G16 Input-assets gate (with G13 and I4; docs/breakwater-measurements.md §4): after the
 application processors, before client tool output mapping and the policies. Expected values
 are Breakwater 0.17.0's rule as the measurements state it, derived by hand."""
 
@@ -48,6 +48,7 @@ def _run(*messages, **kw):
     ],
 )
 def test_url_origin(text, origin):
+    """G16.6: an origin is scheme, host and non-default port for http(s) and ftp, null for another scheme."""
     assert parse_url(text).origin == origin
 
 
@@ -56,10 +57,12 @@ def test_url_origin(text, origin):
     ["note-20", "aGVsbG8=", "//example.com/x", "http://", "https://exa mple.com/", "https://example.com:99999/", "https://999.1.1.1/", "https://example.123/"],
 )
 def test_url_that_does_not_parse(text):
+    """G16.6: strings new URL() without a base refuses are no URL."""
     assert parse_url(text) is None
 
 
 def test_url_credentials():
+    """G16.6: a URL's credentials are read as new URL() reads them, apart from its origin."""
     u = parse_url("https://user:pw@example.com/x")
     assert (u.username, u.password, u.origin) == ("user", "pw", "https://example.com")
     assert parse_url("https://@example.com/x").username == ""
@@ -81,11 +84,13 @@ def test_url_credentials():
     ],
 )
 def test_media_url(data, media, url):
+    """G16.3, G16.4: the data as the prompt holds it, and the URL a data URI names after its first comma."""
     got = media_url(data, media)
     assert (got.origin if got else None) == url
 
 
 def test_media_url_of_data_that_is_not_a_string_is_none():
+    """G16.3: data that is not a string names no URL."""
     assert media_url(obj(a=1), "text/plain") is None
     assert media_url(5, "text/plain") is None
 
@@ -95,6 +100,7 @@ def test_media_url_of_data_that_is_not_a_string_is_none():
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_a_url_is_denied_by_default_with_one_asset_event(loop):
+    """G16.1, G16.5: with no allowed origins a network URL is denied, with one asset event without detail."""
     obs = _run(with_file("https://example.com/a.png"), loop=loop)
     assert obs.outcome == ORIGIN
     ev = events(obs, "agent.input.asset")
@@ -105,6 +111,7 @@ def test_a_url_is_denied_by_default_with_one_asset_event(loop):
 
 
 def test_an_allowed_origin_passes_the_gate():
+    """G16.1: an allowed entry is kept as its origin (host lower-cased, default port dropped) and lets the URL through."""
     obs = _run(with_file("https://example.com/a.png"), allowed_input_asset_origins=("HTTPS://Example.com:443/",))
     assert events(obs, "agent.input.asset") == []
     # past the gate, Mastra downloads the URL before calling the model, and offline the fetch
@@ -113,39 +120,47 @@ def test_an_allowed_origin_passes_the_gate():
 
 
 def test_another_port_is_another_origin():
+    """G16.5: a URL on another port than the allowed origin's is denied as an origin not allowed."""
     obs = _run(with_file("http://example.com:8080/a.png"), allowed_input_asset_origins=("http://example.com",))
     assert obs.outcome == ORIGIN
 
 
 def test_credentials_are_denied_before_the_origin_is_looked_at():
+    """G16.5: a URL with credentials is denied for them even when its origin is allowed."""
     obs = _run(with_file("https://u:p@example.com/a.png"), allowed_input_asset_origins=("https://example.com",))
     assert obs.outcome == CREDENTIALS
 
 
 @pytest.mark.parametrize("data", ["ftp://example.com/a.png", "file:///etc/passwd", "javascript:alert(1)", "note: hi"])
 def test_a_scheme_other_than_http_is_denied(data):
+    """G16.5: a network URL whose scheme is not http or https is denied for its scheme."""
     assert _run(with_file(data), allowed_input_asset_origins=("https://example.com",)).outcome == SCHEME
 
 
 def test_inline_data_passes():
+    """G16.4: inline data names no network URL and passes the gate."""
     assert _run(with_file("aGVsbG8=", "text/plain")).outcome == Answered()
 
 
 def test_image_parts_are_checked_too():
+    """G16.3: an image part's data is checked as a file part's is."""
     assert _run(Message("u2", Role.USER, (ImagePart("https://img.example.com/a.png", "image/png"),), 40)).outcome == ORIGIN
 
 
 def test_an_assistant_message_file_is_not_checked():
+    """G16.3: only user messages' file and image parts are checked."""
     obs = _run(with_file("ftp://example.com/a.png", role=Role.ASSISTANT, mid="a2"))
     assert events(obs, "agent.input.asset") == []
 
 
 def test_the_first_offending_url_gives_the_reason():
+    """G16.5: the first offending URL in list order gives the reason."""
     obs = _run(with_file("https://u:p@other.example/x"), with_file("ftp://example.com/a", mid="u3"))
     assert obs.outcome == CREDENTIALS
 
 
 def test_history_on_the_list_is_checked_too():
+    """G16: the gate checks history on the list as well as the call's input."""
     threads = stored(with_file("https://old.example/a.png", mid="h1"))
     obs = _run(threads=threads)
     assert obs.outcome == ORIGIN
@@ -153,6 +168,7 @@ def test_history_on_the_list_is_checked_too():
 
 
 def test_a_url_a_processor_adds_is_checked_after_it():
+    """G16: a URL a processor adds is checked after the processors, and the refusal removes the addition."""
     proc = Processor("p", steps=(AddMessages((with_file("https://x.example/a", mid="c1"),), Source.CONTEXT),))
     obs = _run(processors=(proc,))
     assert obs.outcome == ORIGIN
@@ -160,6 +176,7 @@ def test_a_url_a_processor_adds_is_checked_after_it():
 
 
 def test_a_processor_refusal_comes_before_the_gate():
+    """G16: the gate runs after the application processors, so a processor's refusal comes first."""
     proc = Processor("p", end=Abort("stop"))
     obs = _run(with_file("https://example.com/a.png"), processors=(proc,))
     assert obs.outcome.processor_id == "p"
@@ -169,6 +186,7 @@ def test_a_processor_refusal_comes_before_the_gate():
 
 
 def test_non_string_text_is_not_classified_at_the_gate_before_any_url():
+    """G16.2: a text that is no string fails the conversion before any URL is checked: one policy error event."""
     msg = Message("u3", Role.USER, (TextPart(42),), 50)
     obs = _run(with_file("ftp://example.com/a"), msg)
     assert obs.outcome == UNCLASSIFIED
@@ -179,16 +197,19 @@ def test_non_string_text_is_not_classified_at_the_gate_before_any_url():
 
 @pytest.mark.parametrize("text", [None, "", "plain"])
 def test_null_or_string_text_converts(text):
+    """G16.2: a null, empty or string text converts."""
     obs = _run(Message("u3", Role.USER, (TextPart(text),), 50))
     assert obs.outcome != UNCLASSIFIED
 
 
 def test_a_function_in_a_caller_message_is_not_classified_at_the_gate():
+    """G16.2: a value structuredClone cannot copy anywhere in a message is not classified."""
     obs = _run(Message("u3", Role.USER, (TextPart("x"),), 50, metadata=obj(f=JsFunction("f"))))
     assert obs.outcome == UNCLASSIFIED
 
 
 def test_an_assistant_message_with_number_text_is_not_classified():
+    """G16.2: the conversion covers assistant messages too: a number text is not classified."""
     assert _run(assistant("a2", TextPart(7), created_at=40)).outcome == UNCLASSIFIED
 
 
@@ -200,6 +221,7 @@ def _content_output(url: str):
 
 
 def test_a_cached_tool_output_url_is_denied_by_the_mapping_stage():
+    """G16.7: a URL in a cached content output is denied from breakwater-client-tool-output."""
     part = tool("tc1", "result", result="r", provider_metadata=_content_output("https://cdn.example/a.png"))
     obs = _run(assistant("a2", part, created_at=40), client_tools=(ClientTool("getLocation", Mapping()),))
     assert obs.outcome == Refused("input asset URL origin is not allowed", "breakwater-client-tool-output")
@@ -207,6 +229,7 @@ def test_a_cached_tool_output_url_is_denied_by_the_mapping_stage():
 
 
 def test_a_cached_tool_output_url_of_an_allowed_origin_passes():
+    """G16.7: a cached content output's URL of an allowed origin passes."""
     part = tool("tc1", "result", result="r", provider_metadata=_content_output("https://cdn.example/a.png"))
     obs = _run(assistant("a2", part, created_at=40), allowed_input_asset_origins=("https://cdn.example",))
     assert events(obs, "agent.input.asset") == []
@@ -228,6 +251,7 @@ def test_a_cached_tool_output_url_of_an_allowed_origin_passes():
     ],
 )
 def test_a_bad_origin_is_a_construction_type_error(entry, text):
+    """G16.1: an offending allowed-origin entry is a construction TypeError naming its index."""
     err = origins_error(("https://ok.example", entry))
     assert err.startswith("TypeError: createGuardedAgent: allowedInputAssetOrigins[1]") and text in err
     obs = run(scenario(user("u1", "hi", 30), allowed_input_asset_origins=("https://ok.example", entry)), Mode.GUARDED)
@@ -235,10 +259,12 @@ def test_a_bad_origin_is_a_construction_type_error(entry, text):
 
 
 def test_good_origins_construct():
+    """G16.1: origins with at most a trailing slash, in any case, construct."""
     assert origins_error(("https://example.com", "http://localhost:3000/", "HTTPS://EXAMPLE.org")) is None
 
 
 def test_the_option_is_checked_after_the_kinds():
+    """G0.1: the allowed principal kinds are checked before the allowed input asset origins."""
     agent = Agent(allowed_principal_kinds=(), allowed_input_asset_origins=("ftp://x",))
     from guardspec.reference.guard.construction import construction_error
 
