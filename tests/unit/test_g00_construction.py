@@ -66,3 +66,37 @@ def test_g0_memory_with_title_generation_is_refused_at_every_resolution():
 def test_g0_well_formed_processor_is_accepted():
     obs = _guarded(Processor("my-processor"), threads=stored(), memory=Memory(generate_title=False))
     assert isinstance(obs.outcome, Answered)
+
+
+def test_g0_construction_checks_titles_roles_kinds_origins_then_processors():
+    """G0.1: the first failing check in the order title setting, roles, kinds, asset origins, processors gives the error."""
+    bad_proc = Processor("breakwater-rbac")
+    steps = [
+        (dict(memory=Memory(generate_title=True), allowed_roles=("nobody",)), "title"),
+        (dict(allowed_roles=("nobody",), allowed_principal_kinds=("robot",)), "allowedRoles"),
+        (dict(allowed_principal_kinds=("robot",), allowed_input_asset_origins=("ftp://x.example",)), "allowedPrincipalKinds"),
+        (dict(allowed_input_asset_origins=("ftp://x.example",)), "allowedInputAssetOrigins"),
+        ({}, "breakwater-rbac"),
+    ]
+    for kw, named in steps:
+        err = _type_error(_guarded(bad_proc, **kw))
+        assert named in err, (kw, err)
+        for _, later in steps[steps.index((kw, named)) + 1 :]:
+            assert later not in err, (kw, err)
+
+
+@pytest.mark.parametrize(
+    "kw, label",
+    [
+        (dict(allowed_roles=("operator", "robot")), "allowedRoles"),
+        (dict(allowed_roles=("operator", "operator")), "allowedRoles"),
+        (dict(allowed_principal_kinds=("human", "robot")), "allowedPrincipalKinds"),
+        (dict(allowed_principal_kinds=("service", "service")), "allowedPrincipalKinds"),
+    ],
+)
+def test_g0_an_offending_role_or_kind_is_named_by_its_index(kw, label):
+    """G0.2: an unknown or repeated entry of the allowed roles or kinds is named by its index."""
+    import re
+
+    err = _type_error(_guarded(Processor("p"), **kw))
+    assert re.search(rf"{label}\D*\b1\b", err), err

@@ -57,6 +57,7 @@ def test_g1_refusal_comes_before_any_processor_and_saves_nothing():
 
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])
 def test_g1_a_context_option_on_generate_or_stream_is_a_type_error(loop):
+    """G1.1: a context option on guarded generate or stream is a TypeError before anything runs."""
     obs = run(scenario(user("u1", "hi", 10), context=(user("x1", "ctx", 5),), loop=loop, threads=stored(user("h1", "old", 1))), Mode.GUARDED)
     _check_refused_up_front(obs)
     assert "context" in obs.outcome.error
@@ -64,11 +65,13 @@ def test_g1_a_context_option_on_generate_or_stream_is_a_type_error(loop):
 
 
 def test_g1_the_durable_loop_takes_the_context():
+    """G1.1: the durable loop takes context messages as Mastra does."""
     obs = run(scenario(user("u1", "hi", 10), context=(user("x1", "ctx", 5),), loop=Loop.DURABLE), Mode.GUARDED)
     assert obs.outcome == Answered()
     assert "ctx" in obs.read
 
 
 def test_g1_the_context_check_comes_before_the_caller_input_check():
+    """G1.1: the call-option check comes before the check of the caller's messages."""
     obs = run(scenario(SYSTEM_CALLER, context=(user("x1", "ctx", 5),)), Mode.GUARDED)
     assert obs.outcome.error == "TypeError: GuardedAgent: call option 'context' is not allowed"

@@ -16,6 +16,7 @@ GUEST = Actor("bob", "viewer")
 
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])
 def test_g2_rbac_denial_on_generate_and_stream_throws(loop):
+    """G2.1: on generate and stream an RBAC denial throws GuardedAgent authorization denied, with its event alone."""
     obs = run(scenario(user("u1", "hi", 10), actor=GUEST, loop=loop, processors=(Processor("p", end=Abort("ran")),)), Mode.GUARDED)
     reason = "role 'viewer' is not in allowed roles [operator]"
     assert obs.outcome == Refused(reason, "breakwater-rbac", f"GuardedAgent authorization denied: {reason}")
@@ -24,6 +25,7 @@ def test_g2_rbac_denial_on_generate_and_stream_throws(loop):
 
 
 def test_g2_rbac_denial_on_durable_is_a_tripwire_from_breakwater_rbac():
+    """G2.1: on durable an RBAC denial is a tripwire from the breakwater-rbac processor, not a throw."""
     obs = run(scenario(user("u1", "hi", 10), actor=GUEST, loop=Loop.DURABLE), Mode.GUARDED)
     assert isinstance(obs.outcome, Refused)
     assert obs.outcome.processor_id == "breakwater-rbac"

@@ -21,6 +21,7 @@ def _run(actor, **kw):
 
 
 def test_g3_missing_actor_is_denied():
+    """G3.1: with nothing under the request context key the actor is missing and the call is denied."""
     obs = _run(None)
     assert isinstance(obs.outcome, Refused)
     assert obs.outcome.reason == NO_ACTOR
@@ -36,6 +37,7 @@ def test_g3_missing_actor_is_denied():
     ],
 )
 def test_g3_an_actor_breakwater_cannot_read_is_no_actor_and_the_event_has_no_actor(actor):
+    """G3.1: a blank id, an unknown role, or a kind outside Breakwater's (null included) is no actor at all."""
     obs = _run(actor)
     assert obs.outcome.reason == NO_ACTOR
     (e,) = events(obs, "agent.input.authorize")
@@ -55,6 +57,7 @@ def test_g3_declared_principal_kind_is_allowed():
 
 
 def test_g3_role_is_checked_for_human_principals_only():
+    """G3.2: the role of a non-human principal is not checked."""
     obs = _run(Actor("svc", "viewer", kind="service"), allowed_principal_kinds=("service",))
     assert isinstance(obs.outcome, Answered)
 
@@ -87,9 +90,16 @@ def test_g3_one_authorize_event_per_denied_decision():
     ],
 )
 def test_g0_allowed_roles_and_kinds_are_checked_at_construction(agent):
+    """G0.2: unknown, repeated or no allowed roles or principal kinds are a construction TypeError without audit."""
     from guardspec.model.scenario import Call, Loop, Scenario
     from conftest import ALICE
 
     obs = run(Scenario(agent, Call(Loop.GENERATE, (user("u1", "hi", 10),), ALICE)), Mode.GUARDED)
     assert isinstance(obs.outcome, Failed) and obs.outcome.error.startswith("TypeError")
     assert obs.audit == ()
+
+
+def test_g3_the_principal_kind_is_checked_before_the_role():
+    """G3.2: a principal whose kind and role are both not allowed is denied for its kind."""
+    obs = _run(Actor("svc", "viewer", kind="service"), allowed_roles=("operator",))
+    assert obs.outcome.reason == "principal kind 'service' is not in allowed kinds [human]"

@@ -37,8 +37,9 @@ def test_g5_processor_receives_history_context_and_input_on_every_loop(loop):
 
 
 def test_g5_later_processor_receives_the_list_not_its_predecessors_received_messages():
-    """Unlike the raw runner (M7): p2 receives the context message and p1's addition (on
-    durable: a guarded generate/stream call takes no context option, G1 §6)."""
+    """G5.1: the guard returns the list, so each later processor receives the list's arrays afresh."""
+    # Unlike the raw runner (M7): p2 receives the context message and p1's addition (on
+    # durable: a guarded generate/stream call takes no context option, G1 §6).
     sc = scenario(
         user("u1", "hi", 30),
         context=(user("c1", "ctx", 20),),
@@ -80,9 +81,10 @@ def _memory_add_then_return(loop, steps_before=()):
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_g5_a_message_added_in_place_as_memory_is_in_the_returned_received_array_and_becomes_input(loop):
-    """The received array held ``n2`` when it was returned; G7 re-adds each entry under the
-    source it had before the processor ran, and ``n2`` had none: it is call input, so it is
-    saved with the caller's message and is no remembered message."""
+    """G5.1, G7.3: an in-place add shows in the received array, which re-adds it under input."""
+    # The received array held ``n2`` when it was returned; G7 re-adds each entry under the
+    # source it had before the processor ran, and ``n2`` had none: it is call input, so it is
+    # saved with the caller's message and is no remembered message.
     obs = run(_memory_add_then_return(loop), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
     assert "n2" in stored_ids(obs)
@@ -93,8 +95,9 @@ def test_g5_a_message_added_in_place_as_memory_is_in_the_returned_received_array
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_g5_an_array_replaced_by_remove_keeps_what_it_held_so_the_memory_add_stays_memory(loop):
-    """``removeByIds`` replaces the list's array before the add: the received array no longer
-    shows ``n2``, which keeps its memory source and is not saved."""
+    """G5.1: after removeByIds gives the list a new array, the received array does not show a later add."""
+    # ``removeByIds`` replaces the list's array before the add: the received array no longer
+    # shows ``n2``, which keeps its memory source and is not saved.
     obs = run(_memory_add_then_return(loop, (RemoveByIds(("nothing-by-this-id",)),)), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
     assert "n2" not in stored_ids(obs)
@@ -104,8 +107,9 @@ def test_g5_an_array_replaced_by_remove_keeps_what_it_held_so_the_memory_add_sta
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_g5_a_system_message_added_in_place_survives_returning_the_received_system_messages(loop):
-    """``systemMessages: received`` is the bucket itself, the added message in it: it stays,
-    is read by the policies (G12) and refuses the call here."""
+    """G5.1, G7.5: the received system array is the list's bucket; returned, it keeps an in-place addition."""
+    # ``systemMessages: received`` is the bucket itself, the added message in it: it stays,
+    # is read by the policies (G12) and refuses the call here.
     sc = scenario(
         user("u1", "hi", 30),
         loop=loop,
@@ -119,9 +123,10 @@ def test_g5_a_system_message_added_in_place_survives_returning_the_received_syst
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_g5_a_bucket_replaced_in_a_step_is_not_the_received_system_messages(loop):
-    """``replaceAllSystemMessages`` gives the list a new bucket; the received one keeps the
-    instructions alone, and returning it puts them back: neither replacement nor addition is
-    sent."""
+    """G5.1, G7.5: after replaceAllSystemMessages the received system array is no longer the list's bucket."""
+    # ``replaceAllSystemMessages`` gives the list a new bucket; the received one keeps the
+    # instructions alone, and returning it puts them back: neither replacement nor addition is
+    # sent.
     sc = scenario(
         user("u1", "hi", 30),
         loop=loop,
@@ -135,9 +140,10 @@ def test_g5_a_bucket_replaced_in_a_step_is_not_the_received_system_messages(loop
 
 @pytest.mark.parametrize("loop", LOOPS)
 def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop):
-    """Mastra's ``add`` puts a system-role entry in the untagged bucket; returned there, its
-    provider options are read through the closed table (§7), and a namespace that is not an
-    object is not classified (seed 8413 cases 35-38)."""
+    """G12.4, G12.5: a system entry's provider options are read through the closed table: a non-object namespace is not classified."""
+    # Mastra's ``add`` puts a system-role entry in the untagged bucket; returned there, its
+    # provider options are read through the closed table (§7), and a namespace that is not an
+    # object is not classified (seed 8413 cases 35-38).
     entry = SystemMessage((TextPart("a"), TextPart("b")), provider_options=obj(note="x"))
     sc = scenario(
         user("u1", "hi", 30),

@@ -78,13 +78,43 @@ def test_g6_failure_has_no_policy_event_and_no_model_call(end):
 
 @pytest.mark.parametrize(("loop", "pid"), [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")])
 def test_g6_own_tripwire_is_rethrown_and_named_by_mastra(loop, pid):
-    """Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built
-    itself; Mastra's runner names it (issue 9 #5, measured)."""
+    """G6.1: a TripWire the processor built is named <agent id>-input-processor on generate and stream, "" on durable."""
+    # Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built
+    # itself; Mastra's runner names it (issue 9 #5, measured).
     obs = run(scenario(user("u1", "hi", 10), loop=loop, id="bot", processors=(Processor("own", end=ThrowTripWire("tripped")),)), Mode.GUARDED)
     assert obs.outcome == Refused("tripped", pid)
 
 
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.DURABLE])
 def test_g6_abort_still_names_the_processor(loop):
+    """G6.1: an abort names the processor."""
     obs = run(scenario(user("u1", "hi", 10), loop=loop, processors=(Processor("own", end=Abort("no")),)), Mode.GUARDED)
     assert obs.outcome == Refused("no", "own")
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_g6_a_list_operation_that_throws_is_a_processor_failure(loop):
+    """G6.2: an add Mastra refuses inside the processor is a failure, with one processor event."""
+    from guardspec.model.processors import AddMessages, Processor
+
+    elsewhere = user("x2", "elsewhere", 20, thread_id="other-thread")
+    proc = Processor("proc", steps=(AddMessages((elsewhere,)),))
+    obs = run(scenario(user("u1", "hi", 10), memory=True, loop=loop, processors=(proc,)), Mode.GUARDED)
+    assert obs.outcome == Refused("input processor failed", "proc")
+    assert len(events(obs, "agent.input.processor")) == 1
+    assert obs.prompts == ()
+
+
+def test_g6_the_removal_after_a_throwing_operation_starts_from_the_list_as_the_throw_left_it():
+    """G6.2: what the processor did before the throwing operation stands: a removed history message stays off the list."""
+    from guardspec.model.processors import AddMessages, AddSystem, Processor, RemoveByIds
+
+    from conftest import stored
+
+    elsewhere = user("x2", "elsewhere", 21, thread_id="other-thread")
+    proc = Processor("proc", steps=(RemoveByIds(("h1",)), AddSystem("ADDED"), AddMessages((elsewhere,))))
+    obs = run(scenario(user("u1", "hi", 10), threads=stored(user("h1", "old", 5)), processors=(proc,)), Mode.GUARDED)
+    assert obs.outcome == Refused("input processor failed", "proc")
+    assert [lm.message.id for lm in obs.list.messages] == []
+    assert "ADDED" in [s.content for s in obs.list.untagged]
+    assert [m.id for m in obs.stored] == ["h1"]  # the thread itself is untouched (G14)

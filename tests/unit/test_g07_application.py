@@ -54,12 +54,14 @@ def test_g7_different_list_or_truthy_non_object_cannot_be_applied(value):
 
 
 def test_g7_array_missing_a_received_id_removes_it():
+    """G7.1: received ids missing from the returned array are removed."""
     obs = _run(ArrayOf(drop=("h1",)))
     assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
 
 
 def test_g7_object_replaces_the_system_bucket_first_then_applies_messages():
     # a DB-shaped system entry adds its text (an AI SDK one would add nothing, §5 below)
+    """G7.1, G7.5: an object's systemMessages replace the bucket before its messages' system entries add their text."""
     value = ObjectOf(messages=ArrayOf(append=(Message("s9", Role.SYSTEM, (TextPart("FROM ARRAY"),)),)), system_messages=(SystemMessage("REPLACED"),))
     obs = _run(value)
     assert isinstance(obs.outcome, Answered)
@@ -87,6 +89,7 @@ def test_g7_object_without_array_messages_and_system_messages_cannot_be_applied(
 
 
 def test_g7_system_role_entry_becomes_system_text_and_its_id_stays():
+    """G7.1, G7.2: a system-role entry adds its text, and the message sharing its id is not removed."""
     obs = _run(ArrayOf(edits=(SetRole("u1", Role.SYSTEM),)))
     assert isinstance(obs.outcome, Answered)
     assert "hi" in [s.content for s in obs.list.untagged]
@@ -95,25 +98,29 @@ def test_g7_system_role_entry_becomes_system_text_and_its_id_stays():
 
 
 def test_g7_changed_history_is_re_added_under_its_previous_source():
+    """G7.3: a changed history message is re-added under memory, its earlier source."""
     obs = _run(ArrayOf(edits=(EditText("h1", "old, rewritten"),)))
     assert list_sources(obs)["h1"] == {"memory"}
     assert "user: old, rewritten" in prompt_lines(obs)
 
 
 def test_g7_new_entry_is_added_as_input():
+    """G7.3: an entry whose id had no source is added as input."""
     obs = _run(ArrayOf(append=(user("n1", "new", 40),)))
     assert list_sources(obs)["n1"] == {"input"}
     assert "n1" in [m.id for m in obs.stored]
 
 
 def test_g7_entries_are_re_added_with_merge_off():
+    """G7.3: entries are re-added with merging off, so an appended assistant stays a message of its own."""
     obs = _run(ArrayOf(append=(assistant("a9", "appended", created_at=50),)), (), assistant("a0", "caller", created_at=30))
     assert {"a0", "a9"} <= set(list_sources(obs))
 
 
 def test_g7_returned_memory_plus_input_copy_stays_both():
-    """S3: a remembered assistant message with the caller's client tool outcome stays both,
-    so its outcome is saved."""
+    """G7.3: a returned copy of a memory+input message is re-added as memory and input, so its outcome is saved."""
+    # S3: a remembered assistant message with the caller's client tool outcome stays both,
+    # so its outcome is saved.
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
     obs = _run(ArrayOf(copy="deep"), (), caller, user("u2", "thanks", 3000), threads=threads)
@@ -133,15 +140,17 @@ def test_g7_returned_memory_plus_input_copy_stays_both():
     ids=["null", "no-content", "other-thread", "undefined-system-content"],
 )
 def test_g7_entries_mastra_cannot_add_cannot_be_applied(entry):
+    """G7.4, G7.6: null, a message without parts, another thread's message as input, a system entry without content fail."""
     assert _run(ArrayOf(append=(entry,))).outcome == FAILED
 
 
 def test_g7_a_returned_memory_message_of_another_thread_is_re_added():
-    """docs/breakwater-measurements.md §22 (seed 8457 case 942, measured on the Breakwater 0.17.0
-    build): Mastra checks the thread only of a message added under a source other than memory;
-    p1 adds another thread's message as memory; p2 returns it, and it is re-added as memory
-    (the source it had before p2 ran), so the call goes on. A message of another thread re-added
-    as input still cannot be applied (``test_g7_entries_mastra_cannot_add_cannot_be_applied``)."""
+    """G7.6: another thread's message re-added as memory, the source it had, is accepted."""
+    # docs/breakwater-measurements.md §22 (seed 8457 case 942, measured on the Breakwater 0.17.0
+    # build): Mastra checks the thread only of a message added under a source other than memory;
+    # p1 adds another thread's message as memory; p2 returns it, and it is re-added as memory
+    # (the source it had before p2 ran), so the call goes on. A message of another thread re-added
+    # as input still cannot be applied (``test_g7_entries_mastra_cannot_add_cannot_be_applied``).
     from guardspec.model.messages import Source
 
     elsewhere = user("x2", "elsewhere", 20, thread_id="other-thread")
@@ -163,6 +172,7 @@ def test_g7_a_returned_memory_message_of_another_thread_is_re_added():
 def test_g7_an_ai_sdk_system_entry_adds_nothing(entry):
     # content.content ?? content.parts?.map(...).join('\n') ?? '': neither property on a string,
     # an array or a number, so "" is added, which is nothing
+    """G7.2: an AI SDK system entry has neither content.content nor content.parts and adds nothing."""
     obs = _run(ArrayOf(append=(entry,)))
     assert obs.outcome == Answered()
     assert [s.content for s in obs.list.untagged] == ["You are a guarded agent."]
@@ -170,6 +180,7 @@ def test_g7_an_ai_sdk_system_entry_adds_nothing(entry):
 
 
 def test_g7_a_db_shaped_system_entry_adds_its_parts_joined_non_text_parts_empty():
+    """G7.2: a stored-format system entry adds its parts' texts joined by newlines, "" for a non-text part."""
     from guardspec.model.messages import FilePart
 
     entry = Message("s9", Role.SYSTEM, (TextPart("one"), FilePart("aGk=", "text/plain"), TextPart("two")))
@@ -182,6 +193,7 @@ def test_g7_a_db_shaped_system_entry_adds_its_parts_joined_non_text_parts_empty(
 def test_g7_system_messages_holding_undefined_cannot_be_applied(bad):
     # replaceAllSystemMessages reads ``role`` of each entry: it throws there, the bucket already
     # emptied and holding the entries before it
+    """G7.5: a null or undefined systemMessages entry cannot be applied; the entries before it stay."""
     value = ObjectOf(messages=ArrayOf(), system_messages=(SystemMessage("KEPT"), bad, SystemMessage("NEVER")))
     obs = _run(value)
     assert obs.outcome == FAILED
@@ -189,12 +201,14 @@ def test_g7_system_messages_holding_undefined_cannot_be_applied(bad):
 
 
 def test_g7_a_stored_format_system_message_in_system_messages_fails_g8():
+    """G7.5, G8.2: a stored-format entry kept from a returned systemMessages fails the processor."""
     value = ObjectOf(messages=ArrayOf(), system_messages=(Message("s9", Role.SYSTEM, (TextPart("rule"),)),))
     obs = _run(value)
     assert obs.outcome == FAILED
 
 
 def test_g7_a_stored_format_system_message_given_to_replace_all_in_a_step_fails_g8():
+    """G8.2: a stored-format entry kept by the processor's own replaceAllSystemMessages fails it."""
     from guardspec.model.processors import Processor, ReplaceAllSystem
 
     proc = Processor("p", steps=(ReplaceAllSystem((Message("s9", Role.SYSTEM, (TextPart("rule"),)),)),))
@@ -204,6 +218,7 @@ def test_g7_a_stored_format_system_message_given_to_replace_all_in_a_step_fails_
 
 def test_g7_a_string_entry_is_added_as_a_user_message_of_the_input():
     # messageList.add of a string: a new user message, source input (§5); read as the caller's
+    """G7.4: a string entry is a new user message of the call's input, read as a caller message."""
     obs = _run(ArrayOf(append=("EXTRA TEXT",)))
     assert obs.outcome == Answered()
     assert "EXTRA TEXT" in obs.read
@@ -213,4 +228,15 @@ def test_g7_a_string_entry_is_added_as_a_user_message_of_the_input():
 
 @pytest.mark.parametrize("entry", [5, UNDEFINED], ids=["number", "undefined"])
 def test_g7_a_number_or_undefined_entry_cannot_be_applied(entry):
+    """G7.4: a number or undefined entry cannot be applied."""
     assert _run(ArrayOf(append=(entry,))).outcome == FAILED
+
+
+def test_g7_application_is_not_atomic_what_came_before_a_failing_entry_stays():
+    """G7.1: removals and system entries applied before an entry that cannot be applied stay on the list."""
+    system_entry = Message("s9", Role.SYSTEM, (TextPart("ADDED"),))
+    elsewhere = user("x2", "elsewhere", 40, thread_id="other-thread")
+    obs = _run(ArrayOf(drop=("h1",), append=(system_entry, elsewhere)))
+    assert obs.outcome == FAILED
+    assert "ADDED" in [s.content for s in obs.list.untagged]  # system messages survive the removal (G13)
+    assert "h1" not in list_sources(obs)

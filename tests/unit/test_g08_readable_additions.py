@@ -40,6 +40,7 @@ def _failed(obs):
     ids=["number", "object", "class-instance-part", "image-part", "options-throwing-getter", "metadata-throwing-getter", "part-options-throwing-getter"],
 )
 def test_g8_system_addition_must_be_text_in_data_properties(step):
+    """G8.1: a system message's own fields must hold text in data properties; a nested throwing getter fails the clone."""
     _failed(_run(step))
 
 
@@ -53,8 +54,9 @@ def test_g8_system_addition_must_be_text_in_data_properties(step):
     ids=["options", "metadata", "part-options"],
 )
 def test_g8_getter_nested_in_provider_options_is_read_through(step):
-    """Breakwater checks a system message's own fields only; structuredClone runs a nested
-    getter (docs/breakwater-measurements.md §7): no processor failure, the value is read."""
+    """G8.1: a getter nested inside provider options is read through by the clone, no failure."""
+    # Breakwater checks a system message's own fields only; structuredClone runs a nested
+    # getter (docs/breakwater-measurements.md §7): no processor failure, the value is read.
     obs = _run(step, policies=(Allow("all"),))
     assert isinstance(obs.outcome, Answered), obs.outcome
     assert '"CITED"' in obs.read
@@ -87,10 +89,12 @@ def test_g8_unclonable_context_message_added_fails_the_processor(message):
 
 @pytest.mark.parametrize("message", UNCLONABLE_MESSAGES, ids=UNCLONABLE_IDS)
 def test_g8_unclonable_input_message_added_fails_the_processor(message):
+    """G8.3: an input message the processor adds must survive structuredClone."""
     _failed(_run(AddMessages((message,), Source.INPUT)))
 
 
 def test_g8_unclonable_change_to_a_caller_message_fails_the_processor():
+    """G8.3: a caller message the processor edits in place must survive structuredClone."""
     _failed(_run(EditMessage("u1", JsFunction("f"))))
 
 
