@@ -110,6 +110,7 @@ def test_g9_a_result_merged_onto_a_stored_call_leaves_a_mirror_a_literal_copy_la
     # no such mirror, so its fingerprint differs: recorded, and read whole after the caller's
     # input (its text "let me check" appears only there: the caller's a0 is read as its
     # outcome part alone).
+    """G9.2: a literal copy of a carrier lacks the mirror a result merge wrote, so it is a change, read whole."""
     result = tool("tc1", "result", result=obj(city="Paris"), args=obj(q=1))
     obs = _readd_remembered_outcome(result, result)
     assert isinstance(obs.outcome, Answered)
@@ -120,6 +121,7 @@ def test_g9_a_result_merged_onto_a_stored_call_leaves_a_mirror_a_literal_copy_la
 def test_g9_an_error_merged_onto_a_stored_call_leaves_no_mirror():
     # Only a result enters the mirror: the folded a0 with an output-error is matched by the
     # literal copy, nothing is recorded, and a0's stored text is not read.
+    """G9.2: an error merge writes no mirror, so a literal copy matches and nothing is recorded."""
     error = tool("tc1", "output-error", error_text="boom", args=obj(q=1))
     obs = _readd_remembered_outcome(error, error)
     assert isinstance(obs.outcome, Answered)
@@ -127,10 +129,11 @@ def test_g9_an_error_merged_onto_a_stored_call_leaves_no_mirror():
 
 
 def test_g9_an_error_with_an_approval_merged_onto_a_stored_call_has_its_keys_in_another_order():
-    """docs/breakwater-measurements.md §18 (seed 8451 case 1547, 8431 case 144, measured on the
-    Breakwater 0.17.0 build): Mastra's merge writes ``approval`` before ``errorText`` into the
-    stored call, a literal lists ``errorText`` first, and Breakwater's fingerprint lists own
-    keys in order: the literal copy is a change, recorded and read whole."""
+    """G9.3: a merged error lists approval before errorText, a literal the other way round: a change."""
+    # docs/breakwater-measurements.md §18 (seed 8451 case 1547, 8431 case 144, measured on the
+    # Breakwater 0.17.0 build): Mastra's merge writes ``approval`` before ``errorText`` into the
+    # stored call, a literal lists ``errorText`` first, and Breakwater's fingerprint lists own
+    # keys in order: the literal copy is a change, recorded and read whole.
     approval = obj(approved=False, reason="no")
     error = tool("tc1", "output-error", error_text="boom", args=obj(q=1), approval=approval)
     obs = _readd_remembered_outcome(error, error)
@@ -140,7 +143,8 @@ def test_g9_an_error_with_an_approval_merged_onto_a_stored_call_has_its_keys_in_
 
 
 def test_g9_a_merged_error_with_an_approval_keeps_its_values():
-    """§18: the key order is seen by the fingerprint alone; the merged part equals the literal."""
+    """G9.3, M4.3: the merged part equals the literal by value; only its key order differs."""
+    # §18: the key order is seen by the fingerprint alone; the merged part equals the literal.
     from guardspec.reference import messagelist as ml
 
     stored_a0 = assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2)

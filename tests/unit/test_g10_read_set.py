@@ -23,6 +23,7 @@ def _read(*procs, messages=None, **kw):
 
 
 def test_g10_caller_messages_are_read_whole():
+    """G10.1: a caller message whose id memory does not hold is read whole."""
     read = _read(messages=(Message("u1", Role.USER, (TextPart("PART A"), TextPart("PART B")), 30),))
     assert "PART A" in read and "PART B" in read
 
@@ -33,8 +34,9 @@ def test_g10_unchanged_history_and_instructions_are_not_read():
 
 
 def test_g10_added_system_message_is_read_with_its_provider_options():
-    """Through Breakwater's closed table (docs/breakwater-measurements.md §7): an Anthropic
-    citation is read as JSON, an unknown namespace is not."""
+    """G12.4, G12.5: an added system message reads its content, then its options through the closed table."""
+    # Through Breakwater's closed table (docs/breakwater-measurements.md §7): an Anthropic
+    # citation is read as JSON, an unknown namespace is not.
     options = obj(anthropic=obj(citations="OPTION STRING"), x=obj(y="NOT READ"))
     read = _read(Processor("p", steps=(AddSystem(SystemMessage("ADDED SYSTEM", provider_options=options)),)))
     assert read == 'CALLER TEXT\nADDED SYSTEM\n"OPTION STRING"'
@@ -64,6 +66,7 @@ def test_g10_removed_addition_is_still_read():
 
 
 def test_g10_of_a_memory_plus_input_message_only_the_recorded_outcome_is_read():
+    """G10.1: of a memory+input message only the outcome parts the recorder saw are read."""
     threads = stored(
         user("u0", "where am I?", 1000),
         assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "call"), created_at=2000),
@@ -87,16 +90,18 @@ def test_g10_moved_remembered_outcome_message_is_read_whole_stored_history_inclu
 
 
 def test_g10_text_already_read_as_caller_input_is_not_read_again():
+    """G10.4: an addition equal to a caller message already read is not read again."""
     read = _read(Processor("p", steps=(AddMessages((user("n1", "EXTRA INPUT", 40),)),)))
     assert read.count("EXTRA INPUT") == 1
 
 
 def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message():
-    """Breakwater asks the source checker by id (docs/breakwater-measurements.md §27): the
-    caller's a0 folds onto the stored a0 (memory+input), p1 clears the input (a0 leaves the list
-    and stays in the memory set, k54) and adds a system message, p2 adds a new a0 under
-    ``response``. That a0 is remembered by id, so it is read as p2's addition, after p1's:
-    measured on the Breakwater build (seed 8475 case 1261, each loop)."""
+    """G10.1, G9.1: a message whose id memory holds off the list is no caller message, and is read as an addition."""
+    # Breakwater asks the source checker by id (docs/breakwater-measurements.md §27): the
+    # caller's a0 folds onto the stored a0 (memory+input), p1 clears the input (a0 leaves the list
+    # and stays in the memory set, k54) and adds a system message, p2 adds a new a0 under
+    # ``response``. That a0 is remembered by id, so it is read as p2's addition, after p1's:
+    # measured on the Breakwater build (seed 8475 case 1261, each loop).
     import json
     from guardspec.conformance.cases import model_observation
 
@@ -153,16 +158,47 @@ def g9_by_id_scenario(loop: str, source: str) -> dict:
 @pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
 @pytest.mark.parametrize("source", ["input", "memory", "response", "context"])
 def test_g9_a_message_under_an_id_memory_holds_off_the_list_is_an_addition(loop, source):
-    """G9 and G10 ask the source checker alike (docs/breakwater-measurements.md §28): a message
-    whose id memory holds, on the list or off it, is no caller message (G10) and so is a prompt
-    entry, recorded when a processor adds it (G9), under any source, ``input`` included. Here
-    p2 adds ``m0`` with the marker after p1 cleared the remembered ``m0``: the policies read it
-    and refuse the call. Reading G9 by the slot's own sources left an input ``m0`` out of both,
-    and the marker reached the model unread (I4); measured on the Breakwater build, each loop
-    and source (scratch ``s21/g9hand.py``)."""
+    """G9.1: a message under an id memory holds, on the list or off it, is a prompt entry under any source."""
+    # G9 and G10 ask the source checker alike (docs/breakwater-measurements.md §28): a message
+    # whose id memory holds, on the list or off it, is no caller message (G10) and so is a prompt
+    # entry, recorded when a processor adds it (G9), under any source, ``input`` included. Here
+    # p2 adds ``m0`` with the marker after p1 cleared the remembered ``m0``: the policies read it
+    # and refuse the call. Reading G9 by the slot's own sources left an input ``m0`` out of both,
+    # and the marker reached the model unread (I4); measured on the Breakwater build, each loop
+    # and source (scratch ``s21/g9hand.py``).
     import json
     from guardspec.conformance.cases import model_observation
 
     o = model_observation(json.loads(json.dumps(g9_by_id_scenario(loop, source))), "guarded")
     assert o["outcome"]["kind"] == "refused"
     assert "note-3 FORBIDDEN" in o["read"].split("\n")
+
+
+@pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
+def test_g10_a_context_message_a_processor_adds_is_read_in_list_order_or_after_the_caller_on_durable(loop):
+    """G10.2: generate and stream read an added context message among the caller messages in list order; durable after them."""
+    from guardspec.model.scenario import Loop
+
+    added = Processor("p", steps=(AddMessages((user("c9", "CONTEXT ADDED", 20),), Source.CONTEXT),))
+    read = _read(added, loop=Loop(loop))
+    assert read.count("CONTEXT ADDED") == 1
+    before = read.index("CONTEXT ADDED") < read.index("CALLER TEXT")
+    assert before is (loop != "durable"), read
+
+
+def test_g10_the_calls_own_context_is_read_after_the_caller_messages():
+    """G10.3: on durable an unchanged context message of the call is read whole, after the caller messages."""
+    from guardspec.model.scenario import Loop
+
+    read = _read(Processor("p"), context=(Message("x1", Role.USER, (TextPart("CTX ONE"), TextPart("CTX TWO")), 5),), loop=Loop.DURABLE)
+    assert read == "CALLER TEXT\nCTX ONE\nCTX TWO"
+
+
+def test_g10_a_context_message_a_processor_changed_is_read_as_an_addition():
+    """G10.3: a context message of the call that a processor changed is read as that processor's addition."""
+    from guardspec.model.scenario import Loop
+
+    proc = Processor("p", end=Return(ArrayOf(edits=(EditText("x1", "CTX EDITED"),))))
+    read = _read(proc, context=(user("x1", "CTX ORIGINAL", 5),), loop=Loop.DURABLE)
+    assert "CTX EDITED" in read and "CTX ORIGINAL" not in read
+    assert read.index("CALLER TEXT") < read.index("CTX EDITED")

@@ -34,6 +34,7 @@ CALLER = assistant("a1", "done", tool("tc1", "result", result="Paris"), created_
 
 
 def test_g11_caller_result_is_mapped_and_sent():
+    """G11.1: a result of an input message whose id memory does not hold is mapped and sent."""
     obs = _run(CALLER)
     assert _sent(obs, "a1") == {"tc1": WANT}
 
@@ -44,11 +45,13 @@ def test_g11_policies_read_the_mapped_output():
 
 
 def test_g11_input_message_a_processor_changed_is_still_mapped():
+    """G11.1: every result of an input message a processor changed is mapped."""
     obs = _run(CALLER, procs=(Processor("p", end=Return(ArrayOf(edits=(EditText("a1", "edited"),)))),))
     assert _sent(obs, "a1") == {"tc1": WANT}
 
 
 def test_g11_mapping_error_fails_the_call():
+    """G11.5: a mapping that throws fails the call from breakwater-client-tool-output."""
     tools = (ClientTool("getLocation", Mapping("throws")),)
     obs = run(scenario(CALLER, client_tools=tools), Mode.GUARDED)
     assert obs.outcome == Refused("input processor failed", "breakwater-client-tool-output")
@@ -84,7 +87,8 @@ def test_g11_moved_remembered_outcome_gets_no_new_mapping_and_its_cache_is_sent(
 
 
 def test_g11_memory_plus_input_copy_is_still_mapped_and_saved():
-    """I8 / S3: a returned memory+input copy stays both, so it is mapped and saved."""
+    """G11.1: of a carrier returned as a copy, the caller's outcome part is mapped, cached and saved."""
+    # I8 / S3: a returned memory+input copy stays both, so it is mapped and saved.
     threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
     obs = _run(caller, user("u2", "thanks", 3000), threads=threads, procs=(Processor("p", end=Return(ArrayOf(copy="deep"))),))
@@ -108,8 +112,9 @@ def _history_with_stored_result():
 
 
 def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
-    """The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
-    stored result tc9 is not (its throwing mapping never runs) and is sent as stored."""
+    """G11.1: of a carrier only the caller's outcome parts are mapped; a stored result's throwing mapping never runs."""
+    # The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
+    # stored result tc9 is not (its throwing mapping never runs) and is sent as stored.
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
     obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered), obs.outcome
@@ -121,11 +126,12 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
 
 @pytest.mark.parametrize("outcome", [tool("tc1", "result", result="Paris"), tool("tc1", "output-denied", approval=obj(approved=False, reason="no"))])
 def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_with_a_mapping(outcome):
-    """Point 13 with a mapping that does not throw: the guard maps only the caller's outcome
-    part of remembered a1, and nothing maps the stored result tc9 after the policies, so what
-    reaches the model of it is what was stored and read as history (I4, G10). Breakwater lets
-    Mastra's own pass map it after the policies and sends the mapped text unread: finding
-    BW-F4 (docs/breakwater-measurements.md §13)."""
+    """G11.2: a historical result on a carrier is not mapped and reaches the model as stored."""
+    # Point 13 with a mapping that does not throw: the guard maps only the caller's outcome
+    # part of remembered a1, and nothing maps the stored result tc9 after the policies, so what
+    # reaches the model of it is what was stored and read as history (I4, G10). Breakwater lets
+    # Mastra's own pass map it after the policies and sends the mapped text unread: finding
+    # BW-F4 (docs/breakwater-measurements.md §13).
     a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
     caller = assistant("a1", outcome, created_at=20)
     obs = _run(caller, user("u2", "thanks", 30), threads=stored(user("u0", "where?", 10), a1))
@@ -136,8 +142,9 @@ def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_
 
 
 def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
-    """A processor changes remembered a1 (an addition): every result on it is mapped, and the
-    mapped message is recorded again, so the policies read the mapped text the model is sent."""
+    """G11.1, G11.3: a changed remembered message is mapped whole, recorded again, and read as mapped."""
+    # A processor changes remembered a1 (an addition): every result on it is mapped, and the
+    # mapped message is recorded again, so the policies read the mapped text the model is sent.
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
     a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
     edit = Processor("p", end=Return(ArrayOf(edits=(EditText("a1", "EDITED"),))))

@@ -45,6 +45,7 @@ def test_g12_durable_merged_remembered_message_is_saved_with_its_parts_stamped()
     # step re-adds it as a response before saving: each of its parts without createdAt (the
     # stored text, the call now holding the error, the reply's text) is stamped with the
     # clock (M2). The stored u0 is not a response and is saved untouched.
+    """G12.11: on durable the output step re-adds the response before saving, which stamps its unstamped parts."""
     obs = run(scenario(ERROR, threads=PENDING, loop=Loop.DURABLE, policies=ALLOW, reply="reply-0"), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
     a0 = stored_message(obs, "a0")
@@ -57,6 +58,7 @@ def test_g12_durable_merged_remembered_message_is_saved_with_its_parts_stamped()
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])
 def test_g12_merged_remembered_message_is_saved_as_it_was_on_generate_and_stream(loop):
     # No output re-add before saving there: only the reply's new text part carries a stamp.
+    """G12.11: generate and stream have no output re-add before saving: the parts are saved unstamped."""
     obs = run(scenario(ERROR, threads=PENDING, loop=loop, policies=ALLOW, reply="reply-0"), Mode.GUARDED)
     a0 = stored_message(obs, "a0")
     assert [p.created_at for p in a0.parts] == [None, None, NOW]
@@ -66,6 +68,7 @@ def test_g12_merged_remembered_message_is_saved_as_it_was_on_generate_and_stream
 def test_g12_remembered_caller_outcome_is_saved_on_every_loop(loop):
     # S3, I8: the model keeps the seed; a0 stays remembered and call input and its call is
     # saved with the caller's result (on the durable loop Breakwater keeps it `call`: BW-F3).
+    """G12.10: a carrier stays memory and input through the engine's input return, so its outcome is saved."""
     obs = run(scenario(RESULT, user("c1", "thanks", 10), threads=PENDING, loop=loop, policies=ALLOW, reply="reply-0"), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
     assert [p.state.value for p in tool_parts(stored_message(obs, "a0"))] == ["result"]
@@ -81,6 +84,7 @@ def test_g12_result_text_is_read_back_without_memory(loop):
     # (G7) and the reply merges into a0 (M4). The guarded agent's output processor makes
     # Mastra read the text back from that response message: "before" + "reply-0". Raw Mastra
     # without memory has no output processor and returns the model's own text.
+    """G12.12: the guarded result text is read back without memory, where raw Mastra gives the model's own text."""
     proc = _replaces_input_with(assistant("a0", "before", created_at=20))
     sc = scenario(user("u1", "hello", 10), processors=(proc,), loop=loop, reply="reply-0")
     guarded, raw = run(sc, Mode.GUARDED), run(sc, Mode.RAW)
@@ -97,23 +101,26 @@ def _pending_approval_caller(loop):
 
 
 def test_g12_read_back_failure_fails_generate_without_memory():
+    """G12.12: a read-back that throws fails guarded generate without memory."""
     obs = _pending_approval_caller(Loop.GENERATE)
     assert isinstance(obs.outcome, Failed)
     assert obs.outcome.error.startswith("AI_MessageConversionError: ToolInvocation must have a result")
 
 
 def test_g12_read_back_failure_on_stream_answers_with_the_streamed_text():
+    """G12.12: a read-back that throws makes stream answer with the model's text and finishReason error."""
     obs = _pending_approval_caller(Loop.STREAM)
     assert isinstance(obs.outcome, Answered)
     assert (obs.result.text, obs.result.finish_reason) == ("reply-0", "error")
 
 
 def test_g12_durable_output_step_sees_no_stale_memory_reference():
-    """docs/breakwater-measurements.md §21 (seed 8454 case 1227, measured on the Breakwater
-    0.17.0 build): p1 clears the input, which leaves the remembered carrier a0 as a stale memory
-    reference (M5), then re-adds a0 as input; the reply merges into it. The durable output step
-    gets a list rebuilt from the workflow state, whose checker names a0 ``response`` only, so a0
-    is saved with the reply (Breakwater's checker there: memory empty, output ``[a0]``)."""
+    """G12.11: the durable output step sees a rebuilt list without the stale memory reference, so a0 is saved as a response."""
+    # docs/breakwater-measurements.md §21 (seed 8454 case 1227, measured on the Breakwater
+    # 0.17.0 build): p1 clears the input, which leaves the remembered carrier a0 as a stale memory
+    # reference (M5), then re-adds a0 as input; the reply merges into it. The durable output step
+    # gets a list rebuilt from the workflow state, whose checker names a0 ``response`` only, so a0
+    # is saved with the reply (Breakwater's checker there: memory empty, output ``[a0]``).
     from guardspec.model.messages import Source
     from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds, SameList
 
@@ -135,6 +142,7 @@ def test_g12_durable_input_return_moves_the_caller_message_behind_an_equal_stamp
     # p adds a context message with the caller's createdAt (5): it goes after the caller's u1.
     # On durable the engine's returned input view is re-added, so u1 goes to the end and the
     # stable sort by createdAt leaves it after c9; generate and stream keep u1 first.
+    """G12.10: on durable the re-added input view puts a caller message behind one of equal createdAt."""
     add = Processor("p", steps=(AddMessages((user("c9", "ctx", 5),), Source.CONTEXT),))
     obs = run(scenario(user("u1", "hi", 5), processors=(add,), policies=ALLOW, loop=loop, memory=False), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
@@ -147,6 +155,7 @@ def test_g12_durable_reply_merges_into_the_caller_assistant_moved_last(loop):
     # The caller's assistant a1 and a response n2 that p adds, merge off, share createdAt 5. The
     # reply merges into the last assistant message (M4): n2 on generate and stream; a1 on
     # durable, where the engine's return re-added a1 behind n2.
+    """G12.10: on durable the re-add changes which message the reply merges into."""
     add = Processor("p", steps=(AddMessages((assistant("n2", "added", created_at=5),), Source.RESPONSE, merge=False),))
     caller = assistant("a1", "caller text", created_at=5)
     obs = run(scenario(caller, processors=(add,), policies=ALLOW, loop=loop, threads=stored(user("u0", "q", 1)), reply="reply-0"), Mode.GUARDED)
@@ -174,6 +183,7 @@ def test_g12_after_a_failed_download_the_read_back_error_is_the_calls_on_every_l
     # Measured on the build (docs/breakwater-measurements.md §24, each loop with and without
     # memory): generate fails with the read-back's error, stream answers with no text and
     # finishReason error, the durable loop reports the download. The model is never called.
+    """G12.12: after a failed download the read-back runs on every loop, memory or not, and its error is the call's."""
     gen = _failed_download_then_pending_approval(Loop.GENERATE, memory)
     assert gen.outcome == Failed(
         'AI_MessageConversionError: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc9","toolName":"lookup","args":{"q":"note-28"}}'

@@ -90,7 +90,42 @@ def test_g13_system_messages_stay():
 
 
 def test_g13_durable_rbac_refusal_removes_the_input():
+    """G13.1: an RBAC denial on durable removes the input before finalisation, so nothing of the call is saved."""
     obs = _run(actor=Actor("bob", "viewer"), loop=Loop.DURABLE)
     # RBAC runs before the memory processors (G2), so history was never loaded either
     assert "u1" not in list_sources(obs)
     assert [m.id for m in obs.stored] == ["h1"]
+
+
+def test_g13_a_policy_refusal_removes_the_carrier_no_processor_touched():
+    """G13.2: a refusal by the policies removes every carrier the memory processors left, with the input."""
+    threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    obs = _run(policies=DENY, messages=(caller, user("u2", "forbidden", 3000)), threads=threads)
+    assert obs.outcome.processor_id == "breakwater-policy-engine"
+    assert set(list_sources(obs)) == {"u0"}
+    assert [m.id for m in obs.stored] == ["u0", "a1"]  # the stored call is left as it was
+    assert [p.state.value for m in obs.stored if m.id == "a1" for p in m.parts if hasattr(p, "state")] == ["call"]
+
+
+def test_g13_an_input_assets_refusal_removes_the_carrier_too():
+    """G13.2: a refusal by the input-assets gate removes the carriers the memory processors left."""
+    from guardspec.model.messages import FilePart, Message, Role
+
+    threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    url = Message("u2", Role.USER, (FilePart("https://example.com/a.png", "image/png"),), 3000)
+    obs = _run(messages=(caller, url), threads=threads)
+    assert obs.outcome.processor_id == "breakwater-input-assets"
+    assert set(list_sources(obs)) == {"u0"}
+
+
+def test_g13_a_policy_refusal_removes_a_carrier_a_processor_moved_out_of_the_input():
+    """G13.2: after the processors, a policy refusal removes the carrier even when a processor kept it as memory alone."""
+    kept = assistant("a1", "let me check", tool("tc1", "result", result="Paris"), created_at=2000)
+    mover = Processor("p1", steps=(RemoveByIds(("a1",)), AddMessages((kept,), Source.MEMORY)))
+    threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
+    caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
+    obs = _run(mover, policies=DENY, messages=(caller, user("u2", "forbidden", 3000)), threads=threads)
+    assert obs.outcome.processor_id == "breakwater-policy-engine"
+    assert set(list_sources(obs)) == {"u0"}
