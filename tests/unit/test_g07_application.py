@@ -118,7 +118,7 @@ def test_g7_entries_are_re_added_with_merge_off():
 
 
 def test_g7_returned_memory_plus_input_copy_stays_both():
-    """G7.3: a returned copy of a memory+input message is re-added as memory and input, so its outcome is saved."""
+    """G7.3, S3: a returned copy of a memory+input message is re-added as memory and input, so its outcome is saved."""
     # S3: a remembered assistant message with the caller's client tool outcome stays both,
     # so its outcome is saved.
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))

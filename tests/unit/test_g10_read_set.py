@@ -158,7 +158,7 @@ def g9_by_id_scenario(loop: str, source: str) -> dict:
 @pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
 @pytest.mark.parametrize("source", ["input", "memory", "response", "context"])
 def test_g9_a_message_under_an_id_memory_holds_off_the_list_is_an_addition(loop, source):
-    """G9.1: a message under an id memory holds, on the list or off it, is a prompt entry under any source."""
+    """G9.1, G10.1: a message under an id memory holds, on the list or off it, is a prompt entry under any source."""
     # G9 and G10 ask the source checker alike (docs/breakwater-measurements.md §28): a message
     # whose id memory holds, on the list or off it, is no caller message (G10) and so is a prompt
     # entry, recorded when a processor adds it (G9), under any source, ``input`` included. Here

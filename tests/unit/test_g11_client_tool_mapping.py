@@ -87,7 +87,7 @@ def test_g11_moved_remembered_outcome_gets_no_new_mapping_and_its_cache_is_sent(
 
 
 def test_g11_memory_plus_input_copy_is_still_mapped_and_saved():
-    """G11.1: of a carrier returned as a copy, the caller's outcome part is mapped, cached and saved."""
+    """G11.1, I8, S3: of a carrier returned as a copy, the caller's outcome part is mapped, cached and saved."""
     # I8 / S3: a returned memory+input copy stays both, so it is mapped and saved.
     threads = stored(user("u0", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
