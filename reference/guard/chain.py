@@ -42,9 +42,21 @@ class Refusal:
 
 
 @frozen
+class ChainContext:
+    """What a guarded call's chain runs under: whether a thread is bound (the memory
+    processors run only then, M7), whether the policy engine receives every message on the
+    list rather than the input view (G10: generate and stream), and the trace that records
+    each stage (None: no trace)."""
+
+    memory_bound: bool
+    whole_list: bool = True
+    trace: Union[Trace, None] = None
+
+
+@frozen
 class GuardedChain:
     """Where the chain stopped (``refusal`` None: it passed), the list as the model will see
-    it, the audit events, and what the policies read."""
+    it, the audit events the chain emitted, and what the policies read."""
 
     list: MessageList
     refusal: Union[Refusal, None]
@@ -86,10 +98,7 @@ def guarded_chain(
     actor: Actor | None,
     lst: MessageList,
     stored: tuple[Message, ...],
-    bound: bool,
-    audit: list[AuditEvent],
-    trace: Trace | None = None,
-    whole_list: bool = True,
+    context: ChainContext,
 ) -> GuardedChain:
     """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
     processor once on the whole list (G5: it receives the list's own message array and untagged
@@ -100,7 +109,10 @@ def guarded_chain(
     runs. Each refusal removes what G13 names before it stops the call. ``whole_list``: the
     policy engine receives every message on the list (generate/stream), not the input view
     (durable) (G10); on durable Mastra re-adds the input view the engine returns
-    (``policy_engine_input_return``, G12)."""
+    (``policy_engine_input_return``, G12). The audit events are the chain's own, in order
+    (RBAC's comes before them)."""
+    bound, trace, whole_list = context.memory_bound, context.trace, context.whole_list
+    audit: list[AuditEvent] = []
     record: list[Addition] = []
 
     def stop(
