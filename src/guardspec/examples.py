@@ -36,7 +36,7 @@ class Example:
 
 def load_example(path: Path) -> Example:
     """Read and validate one example file (``FormatError`` names the JSON path)."""
-    data = codec._loads(path.read_text())
+    data = codec.loads(path.read_text())
     scenario = codec.scenario_from_json(data)
     return Example(path, scenario, data.get("expect", {}))
 

@@ -17,6 +17,9 @@ from typing import Any
 from attrs import frozen
 
 from guardspec.model import codec
+from guardspec.model.scenario import Scenario
+from guardspec.model import validation
+from guardspec.model.validation import FormatError, loads
 
 from .cases import loop_of, Verdict, judge, model_observation, scenario_hash
 from .compare import Comparison, ComparisonError, comparison_from_json
@@ -101,39 +104,29 @@ class Vector:
 
 @lru_cache(maxsize=None)
 def _validator() -> Any:
-    import jsonschema
-    from referencing import Resource
-
-    reg = codec._registry()
-    for s in (VECTOR_SCHEMA, COMPARISON_SCHEMA):
-        reg = reg.with_resource(s["$id"], Resource.from_contents(s))
-    return jsonschema.Draft202012Validator(VECTOR_SCHEMA, registry=reg)
+    return validation.validator_for(VECTOR_SCHEMA, COMPARISON_SCHEMA)
 
 
 def validate_vector(data: Any) -> None:
     """``FormatError`` with the JSON path of what is wrong and what was expected."""
-    v = _validator()
     try:
-        errors = sorted(v.iter_errors(data), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
+        validation.check(_validator(), data)
     except RecursionError:
-        raise codec.FormatError("$", "a vector (nested too deeply)") from None
-    if errors:
-        best = codec._deepest(errors)
-        raise codec.FormatError(codec._json_path(best.absolute_path), codec._expected(best))
+        raise FormatError("$", "a vector (nested too deeply)") from None
 
 
 def vector_from_json(data: Any, path: Path = Path("<vector>"), base: Comparison | None = None) -> Vector:
     validate_vector(data)
     try:
-        codec.converter.structure({k: v for k, v in data["scenario"].items() if k not in ("guardspec", "expect")}, codec.Scenario)
-    except codec.FormatError as e:
-        raise codec.FormatError("$.scenario" + e.path[1:], e.expected) from None
+        codec.converter.structure({k: v for k, v in data["scenario"].items() if k not in ("guardspec", "expect")}, Scenario)
+    except FormatError as e:
+        raise FormatError("$.scenario" + e.path[1:], e.expected) from None
     except Exception as e:  # valid by the schema, yet not a scenario the model can build
-        raise codec.FormatError("$.scenario", f"a scenario ({type(e).__name__}: {e})"[:200]) from None
+        raise FormatError("$.scenario", f"a scenario ({type(e).__name__}: {e})"[:200]) from None
     try:
         cmp = comparison_from_json(data.get("compare", {}), base, "$.compare")
     except ComparisonError as e:
-        raise codec.FormatError(e.path, e.expected) from None
+        raise FormatError(e.path, e.expected) from None
     return Vector(path, data["name"], tuple(data["clauses"]), data["scenario"], data["expect"], cmp, data.get("note", ""))
 
 
@@ -142,11 +135,11 @@ def load_vector(path: Path, base: Comparison | None = None) -> Vector:
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as e:
-        raise codec.FormatError("$", f"a readable file ({e})") from None
+        raise FormatError("$", f"a readable file ({e})") from None
     try:
-        data = codec._loads(text)
+        data = loads(text)
     except RecursionError:
-        raise codec.FormatError("$", "valid JSON (nested too deeply)") from None
+        raise FormatError("$", "valid JSON (nested too deeply)") from None
     return vector_from_json(data, Path(path), base)
 
 
@@ -303,7 +296,7 @@ def check(impl: Impl, paths: list[Path], base: Comparison | None = None, modes: 
     for p in vector_paths(paths):
         try:
             v = load_vector(p, base)
-        except codec.FormatError as e:
+        except FormatError as e:
             rows.append(Row(str(p), p.stem, (), "", "", None, bad=f"{e.path}: {e.expected}"))
             continue
         for m in ("guarded", "raw"):

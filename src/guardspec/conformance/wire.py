@@ -9,7 +9,7 @@ from typing import Any
 
 from attrs import frozen
 
-from guardspec.model import codec
+from guardspec.model.validation import deepest_error, expected, json_path, validator
 
 PROTOCOL = 1
 FIELDS = ("outcome", "audit", "prompts", "stored", "title", "result", "list", "read")
@@ -104,17 +104,13 @@ def check_run_reply(obj: dict) -> Problem | None:
 def check_observation(obs: Any, prefix: str = "$.observation") -> Problem | None:
     """Full schema validation of an observation (model/schemas/observation.schema.json)."""
     try:
-        errors = list(codec._validator("observation").iter_errors(obs))
+        errors = list(validator("observation").iter_errors(obs))
     except RecursionError:
         return Problem("garbage", prefix, "an observation (nested too deeply)")
     if not errors:
         return None
-    # the most specific cause: skip the schema's catch-all, take the deepest path
-    specific = [e for e in errors if e.validator != "unevaluatedProperties"] or errors
-    best = max(specific, key=lambda e: len(list(e.absolute_path)))
-    while best.context:
-        best = max(best.context, key=lambda e: len(list(e.absolute_path)))
-    return Problem("garbage", prefix + codec._json_path(best.absolute_path)[1:], codec._expected(best))
+    best = deepest_error(errors)
+    return Problem("garbage", prefix + json_path(best.absolute_path)[1:], expected(best))
 
 
 def check_hello(obj: dict) -> Problem | None:
