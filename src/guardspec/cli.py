@@ -6,6 +6,7 @@ on stderr and exits with status 2, never a traceback.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -16,8 +17,11 @@ from guardspec.model.fast import evolve
 from rich.console import Console
 from rich.table import Table
 
+from guardspec import traceability as tr
+from guardspec.commands.report_cmds import write_report
 from guardspec.model import codec
 from guardspec.model.scenario import Loop, Mode, Scenario
+from guardspec.progress import Progress
 
 EXIT_BAD_INPUT = 2
 
@@ -58,6 +62,7 @@ def main() -> None:
 @click.option("--loop", type=LOOP, default=None, help="Override the scenario's loop.")
 def run_cmd(scenario: str, mode: str, loop: str | None) -> None:
     """Run one call and print its observation as JSON."""
+    # deferred: the reference is heavy; kept out of `guardspec --help`, which imports this module
     from guardspec.reference import run
 
     sc = read_scenario(scenario, loop)
@@ -70,6 +75,7 @@ def run_cmd(scenario: str, mode: str, loop: str | None) -> None:
 @click.option("--loop", type=LOOP, default=None, help="Override the scenario's loop.")
 def explain_cmd(scenario: str, mode: str, loop: str | None) -> None:
     """Print a readable trace: the list after each stage, additions, what was read, outcome."""
+    # deferred: explain loads the reference and its tracer, heavy; kept out of `guardspec --help`, which imports this module
     from .explain import print_explain
 
     print_explain(read_scenario(scenario, loop), Mode(mode))
@@ -77,6 +83,7 @@ def explain_cmd(scenario: str, mode: str, loop: str | None) -> None:
 
 def examples_section(root: Path, console: Console) -> bool:
     """The examples: each expected observation against the reference."""
+    # deferred: the examples load the reference, heavy; kept out of `guardspec --help`, which imports this module
     from .examples import check, example_paths, load_example
 
     table = Table(title=f"examples ({root})")
@@ -119,8 +126,6 @@ SECTION_MODULES = (
 
 
 def _module(name: str) -> Any:
-    import importlib
-
     return importlib.import_module(f"guardspec.commands.{name}")
 
 
@@ -149,8 +154,6 @@ def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
         summary.add_row(name, "[green]pass[/green]" if ok else "[red]FAIL[/red]")
     console.print(summary)
     if report_dir:
-        from .commands.report_cmds import write_report
-
         write_report(report_dir, echo=console.print, extra={"verify": {name: "pass" if ok else "FAIL" for name, ok in results}})
     sys.exit(0 if all(ok for _, ok in results) else 1)
 
@@ -160,8 +163,6 @@ def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
 def bench_cmd(seconds: float, examples_dir: str) -> None:
     """Interpreter calls per second on the examples and on generated scenarios."""
-    from .progress import Progress
-
     console = Console()
     sections = _sections("bench_section")
     with Progress() as progress:
@@ -171,6 +172,7 @@ def bench_cmd(seconds: float, examples_dir: str) -> None:
 
 
 def _bench(console: Console, seconds: float, examples_dir: str, sections: list, task: Any) -> None:
+    # deferred: the benchmark loads the reference and Hypothesis, heavy; kept out of `guardspec --help`, which imports this module
     from .bench import example_scenarios, interpreter_rows, memory_rows
 
     root = Path(examples_dir)
@@ -211,8 +213,6 @@ def clauses_cmd(root: str, write: bool, check: bool) -> None:
     invariant) and a test or property; every public function of reference/ names exactly one
     existing clause first; every clause id the code cites exists; the README's table is current.
     """
-    from . import traceability as tr
-
     base = Path(root)
     if check:
         found = tr.problems(base)

@@ -74,7 +74,7 @@ def _vectors_dir(config: Any) -> Path | None:
     opt = config.getoption("guardspec_vectors")
     if opt:
         return Path(opt)
-    from guardspec.mastra_client import repo_root
+    from guardspec.mastra.client import repo_root
 
     p = repo_root() / "vectors" / "conformance"
     return p if p.is_dir() else None
@@ -119,7 +119,9 @@ class VectorFailure(Exception):
 
 class CampaignItem(pytest.Item):
     def runtest(self) -> None:
-        from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
+        from guardspec.conformance.settings import BadArguments, Config
+        from guardspec.conformance.known import load_known
+        from guardspec.conformance.campaign import run_campaign
 
         c = self.config
         out = c.getoption("guardspec_out") or tempfile.mkdtemp(prefix="guardspec-diff-")

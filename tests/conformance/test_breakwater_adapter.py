@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from guardspec.mastra_client import adapter_available, repo_root
+from guardspec.mastra.client import adapter_available, repo_root
 
 SERVER = str(repo_root() / "adapters" / "breakwater" / "server.mjs")
 MODULE = os.environ.get("BREAKWATER_MODULE")
@@ -174,7 +174,7 @@ def test_every_known_discrepancy_cites_a_recorded_finding() -> None:
     docs/breakwater-findings.md (issue 9: known discrepancies are findings, nothing else)."""
     import re
 
-    from guardspec.conformance.campaign import load_known
+    from guardspec.conformance.known import load_known
 
     root = repo_root()
     findings = set(re.findall(r"^## (BW-F\d+):", (root / "docs" / "breakwater-findings.md").read_text(), re.M))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from guardspec.commands.conformance_cmds import serve_command
-from guardspec.conformance.campaign import Config, run_campaign
+from guardspec.conformance.serve import serve_command
+from guardspec.conformance.settings import Config
+from guardspec.conformance.campaign import run_campaign
 from guardspec.conformance.vectors import load_vector
 
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from guardspec.commands.conformance_cmds import _main, serve_command
-from guardspec.conformance.campaign import BadArguments, Config, run_campaign
+from guardspec.commands.conformance_cmds import _main
+from guardspec.conformance.serve import serve_command
+from guardspec.conformance.settings import BadArguments, Config
+from guardspec.conformance.campaign import run_campaign
 from guardspec.conformance.impl import Impl
 from guardspec.conformance.serve import answer
 
@@ -182,7 +184,7 @@ def test_harness_bench_runs() -> None:
 def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Path) -> None:
     """docs/protocol.md 'Known discrepancies': ``model``/``impl`` must equal the first
     difference's values, so one refusal reason for another is not taken for any other."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -203,7 +205,7 @@ def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Pat
 def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path) -> None:
     """docs/protocol.md 'Known discrepancies': ``outcome`` restricts an entry to calls the model
     refuses as stated (BW-F1: only RBAC refusals on durable save the input)."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -226,7 +228,7 @@ def test_a_known_entry_may_ask_what_the_differing_message_is(tmp_path: Path) -> 
     """docs/protocol.md 'Known discrepancies': ``message`` restricts an entry to a first
     difference inside a message of a given kind (BW-F3: a remembered message with the caller's
     client tool outcome, whose stored call keeps its state on durable)."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -270,7 +272,7 @@ def test_a_known_entry_may_ask_that_the_implementation_left_the_message_unsaved(
     """docs/protocol.md 'Known discrepancies': ``implUnsaved`` (BW-F3 on durable: Breakwater
     stores the remembered carrier exactly as the thread held it, so a processor's edit of its
     text differs first, seeds 8432 case 438, 8433 case 1836, 8443 case 1272, 8451 case 1417)."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -299,7 +301,7 @@ def test_a_known_entry_may_ask_that_the_implementations_row_is_the_unsaved_carri
     """``implRowUnsavedCarrier``: the implementation's message at the differing index is the
     remembered caller-outcome message as the thread held it (BW-F3 when the model saved the
     carrier's replacement later: seeds 8443 #1077, 8454 #1046-1051, ``$.stored[1].id``)."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -330,7 +332,7 @@ def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path
     """``message`` on a prompt path: ``$.prompts[k][i]`` names the model's i-th entry of its
     k-th prompt by the id the model gives it (BW-F3 on durable: the stored result on the
     remembered carrier is sent unmapped)."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -356,7 +358,7 @@ def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path
 def test_a_known_path_reads_brackets_literally(tmp_path: Path) -> None:
     """docs/schemas/known.schema.json: ``path`` is a glob over the first difference's path with
     indices written ``[]``; only ``*`` is a wildcard."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -376,7 +378,7 @@ def test_a_known_entry_may_ask_that_the_implementation_did_not_read_the_call_con
     """``read: "withoutCallContext"`` (BW-F5: on durable Breakwater's policies do not read the
     call's context; seeds 8464 case 783, 8471 case 1440, ``$.read``): the implementation's read
     is the model's with the context's texts taken out, and nothing else."""
-    from guardspec.conformance.campaign import known_reason, load_known
+    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
 
@@ -403,7 +405,8 @@ def test_a_known_entry_may_ask_that_the_implementation_did_not_read_the_call_con
 
 
 def test_a_known_entrys_read_fact_must_be_one_the_harness_knows(tmp_path: Path) -> None:
-    from guardspec.conformance.campaign import BadArguments, load_known
+    from guardspec.conformance.settings import BadArguments
+    from guardspec.conformance.known import load_known
 
     f = tmp_path / "known.json"
     f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:*", "read": "unread", "reason": "x"}]}))

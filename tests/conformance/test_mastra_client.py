@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from guardspec.mastra_client import AdapterCrashed, AdapterTimeout, MastraClient, adapter_available, repo_root
+from guardspec.mastra.client import AdapterCrashed, AdapterTimeout, MastraClient, adapter_available, repo_root
 
 pytestmark = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
 

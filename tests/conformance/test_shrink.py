@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import copy
 
-from guardspec.conformance.campaign import Config, shrink_case
+from guardspec.conformance.settings import Config
+from guardspec.conformance.shrink import shrink_case
 from guardspec.conformance.cases import judge, model_observation
 from guardspec.conformance.impl import Answer
 from guardspec.conformance.shrink import shrink

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from guardspec.commands.conformance_cmds import _main, serve_command
+from guardspec.commands.conformance_cmds import _main
+from guardspec.conformance.serve import serve_command
 from guardspec.conformance.compare import Comparison, comparison_from_json, differences
 from guardspec.conformance.vectors import COMPARISON_SCHEMA, VECTOR_SCHEMA, load_vector, vector_paths
 

@@ -136,7 +136,8 @@ def test_the_default_campaign_has_no_zero() -> None:
     """The default campaign of ``guardspec diff`` and of ``mastra-diff``'s raw scenarios (seed 0,
     300 scenarios) makes every shape the model supports (issue 10 point 3)."""
     from guardspec.commands.conformance_cmds import diff_cmd
-    from guardspec.conformance.campaign import Config, generate_scenarios
+    from guardspec.conformance.settings import Config
+    from guardspec.conformance.drawing import generate_scenarios
 
     defaults = {p.name: p.default for p in diff_cmd.params}
     assert (defaults["seed"], defaults["examples"], Config(impl="-").examples) == (0, 300, 300)

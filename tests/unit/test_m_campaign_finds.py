@@ -271,7 +271,7 @@ def test_generated_ids_are_numbered_over_the_compared_fields_only():
     # seed 20261201 case 1753: the model reports a durable list, the adapter does not; the
     # list's generated ids must not shift the numbering of the stored reply
     from guardspec.conformance.compare import differences
-    from guardspec.mastra_diff import MASTRA_COMPARISON
+    from guardspec.mastra.diff import MASTRA_COMPARISON
 
     sj = {"call": {"messages": []}}
     reply = {"id": "reply-1", "role": "assistant", "createdAt": 5, "parts": []}
@@ -317,7 +317,7 @@ def test_k35_a_kept_stored_format_system_entry_keeps_its_messages_metadata():
 
 def test_k35_metadata_empty_object_on_a_kept_entry_counts_as_none():
     # the adapter reports content.metadata {} as none (as for messages): both sides normalised
-    from guardspec.mastra_normalise import normalise_observation
+    from guardspec.mastra.normalise import normalise_observation
 
     entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
     out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})

@@ -7,7 +7,7 @@ k46-). The expected values are the adapter's measured answers quoted in §k, not
 import pytest
 
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 
 ACTOR = {"id": "alice", "role": "operator", "kind": "human"}
 LOOPS = ["generate", "stream", "durable"]

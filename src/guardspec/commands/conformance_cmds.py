@@ -14,10 +14,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
+
+from guardspec.conformance.compare import Comparison, ComparisonError, comparison_from_json
+from guardspec.conformance.impl import Impl, StartFailed
+from guardspec.conformance.settings import BadArguments, Config
+from guardspec.mastra.client import repo_root
+from guardspec.progress import CampaignTasks, Progress
 
 EXIT_BAD = 2
 DEFAULT_VECTORS = "vectors/conformance"
@@ -28,15 +37,7 @@ def _bad(message: str) -> None:
     sys.exit(EXIT_BAD)
 
 
-def serve_command(mutant: str | None = None) -> list[str]:
-    """How to start ``guardspec serve`` from this interpreter, registered in cli.py or not."""
-    cmd = [sys.executable, "-m", "guardspec.commands.conformance_cmds", "serve"]
-    return cmd + (["--mutant", mutant] if mutant else [])
-
-
 def _comparison(compare: tuple[str, ...], normalise: str | None, compare_file: str | None) -> Any:
-    from guardspec.conformance.compare import Comparison, ComparisonError, comparison_from_json
-
     cmp = Comparison()
     if compare_file:
         try:
@@ -81,6 +82,7 @@ def _with_compare(f: Any) -> Any:
 def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
     """The reference as an implementation: protocol 1 on stdin/stdout."""
     if list_mutants or mutant:
+        # deferred: the mutants load the properties (Hypothesis), heavy; kept out of `guardspec --help`
         from guardspec.properties.mutants import MUTANTS
 
         if list_mutants:
@@ -89,6 +91,7 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
             return
         if mutant not in MUTANTS:
             _bad(f"--mutant {mutant!r}: one of {', '.join(MUTANTS)}")
+    # deferred: loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.serve import serve
 
     sys.exit(serve(mutant=mutant))
@@ -110,10 +113,9 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
 def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out: str | None, modes: tuple, known_file: str | None,
              no_shrink: bool, shrink_seconds: float, as_json: bool, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
     """A differential campaign: generated scenarios on the implementation and on the model."""
-    from rich.console import Console
-
-    from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
-    from guardspec.progress import CampaignTasks, Progress
+    # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
+    from guardspec.conformance.known import load_known
+    from guardspec.conformance.campaign import run_campaign
 
     if not impl.strip():
         _bad("--impl: a command line")
@@ -163,8 +165,6 @@ def report_json(report: Any) -> dict:
 
 def print_report(report: Any, console: Any, census: bool = True) -> None:
     """The campaign's summary, its disagreements, and (``census``) its shape census last."""
-    from rich.table import Table
-
     h = report.hello or {}
     console.print(f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
                   f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s", markup=False, highlight=False)
@@ -206,10 +206,6 @@ def vectors_group() -> None:
 @_with_compare
 def vectors_check_cmd(impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
     """Run the vectors on an implementation and print a table."""
-    from rich.console import Console
-
-    from guardspec.conformance.impl import Impl, StartFailed
-
     cmp = _comparison(compare, normalise, compare_file)
     targets = [Path(p) for p in paths] or [Path(DEFAULT_VECTORS)]
     if not any(t.exists() for t in targets):
@@ -224,8 +220,7 @@ def vectors_check_cmd(impl: str, paths: tuple, timeout: float, modes: tuple, com
 
 
 def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, modes: Any = None) -> tuple[bool, bool]:
-    from rich.table import Table
-
+    # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.vectors import check
 
     rows = check(im, targets, cmp, modes)
@@ -255,6 +250,7 @@ def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, m
 @click.option("--seed", type=int, default=0, show_default=True)
 def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int) -> None:
     """Write the vectors from the reference: the examples' scenarios, plus generated ones."""
+    # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.vectors import generate
 
     paths = generate(Path(examples_dir), Path(out), generated, seed)
@@ -265,8 +261,6 @@ COMMANDS = (serve_cmd, diff_cmd, vectors_group)
 
 
 def _vectors_dir() -> Path | None:
-    from guardspec.mastra_client import repo_root
-
     for p in (Path(DEFAULT_VECTORS), repo_root() / DEFAULT_VECTORS):
         if p.is_dir():
             return p
@@ -276,7 +270,8 @@ def _vectors_dir() -> Path | None:
 def verify_section(console: Any) -> bool:
     """``guardspec verify``: the conformance vectors against ``guardspec serve`` (the reference
     through the protocol), a self-check of the vectors, the protocol and the harness."""
-    from guardspec.conformance.impl import Impl, StartFailed
+    # deferred: loads the reference, heavy; kept out of `guardspec --help`
+    from guardspec.conformance.serve import serve_command
 
     root = _vectors_dir()
     if root is None:
@@ -304,11 +299,8 @@ def bench_section(console: Any, seconds: float) -> None:
 
 
 def bench_harness(seconds: float = 1.0, window: int = 512) -> dict:
-    import time
-
+    # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.cases import judge
-    from guardspec.conformance.compare import Comparison
-    from guardspec.conformance.impl import Impl
 
     req = {"kind": "run", "mode": "guarded", "scenario": {"guardspec": 1, "agent": {"id": "a"}, "call": {"loop": "generate", "messages": ["hi"]}}}
     expected = {"guardspec": 1, "outcome": {"kind": "answered"}}

@@ -13,11 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
+
+from guardspec.commands.conformance_cmds import print_report as print_raw
+from guardspec.commands.conformance_cmds import report_json as raw_json
+from guardspec.conformance.settings import BadArguments
+from guardspec.mastra.client import adapter_available
+from guardspec.progress import Progress
 
 
 def _adapter_or_exit() -> None:
-    from guardspec.mastra_client import adapter_available
-
     if not adapter_available():
         click.echo("real Mastra is not available: need node and `npm ci` in adapters/mastra", err=True)
         sys.exit(2)
@@ -33,11 +39,8 @@ def _adapter_or_exit() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str | None, shrink_seconds: float, as_json: bool) -> None:
     """The model against real Mastra: op sequences, and raw scenarios through the diff harness."""
-    from rich.console import Console
-
-    from guardspec.conformance.campaign import BadArguments
-    from guardspec.mastra_diff import run_diff
-    from guardspec.progress import Progress
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.diff import run_diff
 
     _adapter_or_exit()
     try:
@@ -55,8 +58,6 @@ def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str
 
 
 def report_json(report: Any) -> dict:
-    from guardspec.commands.conformance_cmds import report_json as raw_json
-
     o = report.ops
     return {
         "ops": {"cases": o.cases, "counts": o.counts, "seconds": round(o.seconds, 2),
@@ -70,10 +71,6 @@ def report_json(report: Any) -> dict:
 
 
 def print_report(report: Any, console: Any) -> None:
-    from rich.table import Table
-
-    from guardspec.commands.conformance_cmds import print_report as print_raw
-
     o = report.ops
     console.print(f"op sequences: {o.cases} cases, {' '.join(f'{k} {v}' for k, v in sorted(o.counts.items())) or 'none'}, {o.seconds:.1f} s",
                   markup=False, highlight=False)
@@ -100,7 +97,8 @@ def print_report(report: Any, console: Any) -> None:
 @click.argument("vector", type=click.Path(dir_okay=False))
 def mastra_replay_cmd(vector: str) -> None:
     """Re-run one saved op-sequence vector (mastra-diff's ops/vectors/*.json) on both sides."""
-    from guardspec.mastra_diff import main
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.diff import main
 
     if not Path(vector).is_file():
         click.echo(f"{vector}: no such file", err=True)
@@ -115,7 +113,8 @@ def mastra_replay_cmd(vector: str) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 def mastra_bench_cmd(ops: int, scenarios: int, seed: int) -> None:
     """Speed of the model vs real Mastra on the same inputs, in this run."""
-    from guardspec.mastra_bench import bench_mastra
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.bench import bench_mastra
 
     _adapter_or_exit()
     click.echo(json.dumps(bench_mastra(ops, scenarios, seed), indent=2))
@@ -126,9 +125,8 @@ COMMANDS = (mastra_diff_cmd, mastra_replay_cmd, mastra_bench_cmd)
 
 def verify_section(console: Any) -> bool:
     """``guardspec verify``: a short differential run (skipped when Node/Mastra are absent)."""
-    from guardspec.mastra_client import adapter_available
-    from guardspec.mastra_diff import run_diff
-    from guardspec.progress import Progress
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.diff import run_diff
 
     if not adapter_available():
         console.print("real Mastra not available (node, npm ci in adapters/mastra): skipped")
@@ -141,10 +139,8 @@ def verify_section(console: Any) -> bool:
 
 def bench_section(console: Any, seconds: float) -> None:
     """For ``guardspec bench``: the model against real Mastra on the same inputs, in one run."""
-    from rich.table import Table
-
-    from guardspec.mastra_client import adapter_available
-    from guardspec.mastra_bench import bench_mastra
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.bench import bench_mastra
 
     if not adapter_available():
         console.print("real Mastra: the adapter is not installed (make setup)")

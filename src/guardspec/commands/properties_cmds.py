@@ -6,14 +6,20 @@ Thin wrappers over ``guardspec.properties``: the lead wires ``mutants`` and ``ex
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import click
+from attrs import evolve
 from rich.console import Console
 from rich.table import Table
 
+from guardspec.conformance.census import Census
+from guardspec.model import codec
+from guardspec.model.agent import Memory
 from guardspec.progress import Progress
 
 
@@ -23,6 +29,7 @@ from guardspec.progress import Progress
 @click.option("--only", multiple=True, help="Run only these mutants.")
 def mutants(list_only: bool, budget: int | None, only: tuple[str, ...]) -> None:
     """Run every semantic mutant against the properties; exit 0 only when all are killed."""
+    # deferred: Hypothesis and the properties are heavy; kept out of `guardspec --help`
     from guardspec.properties import settings as profiles
     from guardspec.properties.mutants import MUTANTS, kill
 
@@ -64,16 +71,13 @@ def mutants(list_only: bool, budget: int | None, only: tuple[str, ...]) -> None:
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=".", help="Where to save a failing vector.")
 def explore(n: int | None, seed: int | None, profile: str | None, mode: str, save_dir: str) -> None:
     """Generate scenarios and call sequences and check every property on them."""
-    import os
-
+    # deferred: Hypothesis and the properties are heavy; kept out of `guardspec --help`
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
     from guardspec.properties import settings as profiles
     from guardspec.properties.harness import run_sequence
     from guardspec.properties.report import describe, save_vector
-    from guardspec.conformance.census import Census
-    from guardspec.model import codec
     from guardspec.properties.strategies import battery, call_sequences
 
     if profile:
@@ -140,13 +144,10 @@ def verify_section(console: Console) -> bool:
     """``guardspec verify``: the properties on generated call sequences in guarded mode (no
     violation), the violations I12 predicts in raw mode (all found), and the mutant table
     (every mutant killed), all under the ``ci`` profile's budget."""
-    from collections import Counter
-
-    from attrs import evolve
+    # deferred: Hypothesis and the properties are heavy; kept out of `guardspec --help`
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
-    from guardspec.model.agent import Memory
     from guardspec.properties import invariants as inv
     from guardspec.properties import settings as profiles
     from guardspec.properties.harness import check_call, execute, raw_tally, run_sequence

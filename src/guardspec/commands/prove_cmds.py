@@ -113,6 +113,7 @@ def prove(n: int, k: int, j: int, timeout: float, mode: str, names: tuple[str, .
 
 
 def _mutant_table(console: Console, scope: Scope, timeout: float) -> None:
+    # deferred: the mutants load the properties (Hypothesis), heavy; kept out of `guardspec --help`
     from guardspec.properties.mutants import MUTANTS
 
     t = Table(title="semantic mutants (guarded)")

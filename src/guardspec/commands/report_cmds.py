@@ -14,10 +14,10 @@ from typing import Any
 
 import click
 
+from guardspec.mastra.client import repo_root
+
 
 def _root() -> Path:
-    from guardspec.mastra_client import repo_root
-
     here = Path.cwd()
     return here if (here / "reference").is_dir() and (here / "examples").is_dir() else repo_root()
 
@@ -25,6 +25,7 @@ def _root() -> Path:
 def write_report(out: str, breakwater: str | None = None, echo: Any = click.echo, extra: dict | None = None,
                  mutants: tuple[str, ...] | None = None) -> Any:
     """Measure and write the report into ``out``; print each part's time and the total."""
+    # deferred: the report runs every section (the reference, Hypothesis, z3), heavy; kept out of `guardspec --help`
     from guardspec.report.build import build
 
     os.environ.setdefault("GUARDSPEC_PROFILE", "ci")
@@ -52,6 +53,7 @@ def report_cmd(out: str, breakwater: str | None, profile: str, mutants: str | No
         sys.exit(2)
     chosen = None
     if mutants is not None:
+        # deferred: the mutants load the properties (Hypothesis), heavy; kept out of `guardspec --help`
         from guardspec.properties.mutants import MUTANTS
 
         chosen = tuple(n.strip() for n in mutants.split(",") if n.strip())

@@ -15,6 +15,7 @@ from attrs import frozen
 
 from guardspec.model import codec
 from guardspec.model.scenario import Mode
+from guardspec.reference import run
 
 from .compare import Comparison, Difference, coarse, differences
 from .impl import Answer
@@ -27,8 +28,6 @@ def scenario_hash(sj: Any) -> str:
 
 def model_observation(sj: dict, mode: str) -> dict:
     """The reference's observation; ``FormatError`` if the scenario is not one."""
-    from guardspec.reference import run
-
     return codec.observation_to_json(run(codec.scenario_from_json(sj), Mode(mode)))
 
 

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any, Iterable
 
 from attrs import define, field
+from rich.table import Table
 
 # -- the shapes ---------------------------------------------------------------------------------
 
@@ -305,8 +306,6 @@ class Census:
                 "zeros": [f"{c}: {s}" for c, s in self.zeros()]}
 
     def table(self, title: str = "shape census") -> Any:
-        from rich.table import Table
-
         t = Table(title=f"{title} ({self.scenarios} scenarios)")
         for col in ("category", "shape", "scenarios"):
             t.add_column(col, justify="right" if col == "scenarios" else "left")

@@ -9,7 +9,7 @@ A *comparison* says, per observation field (SPEC §O), how it is compared:
 and lists *allowed-outcome patterns*: places where SPEC leaves the implementation a choice
 (``DEFAULT_ALLOW``). Ids the implementation makes up (the reply id, M12) are renamed by first
 appearance on both sides before anything is compared (``normalise: "ids"``), or, for
-implementations over real Mastra, everything ``mastra_normalise`` rewrites (``"mastra"``).
+implementations over real Mastra, everything ``mastra.normalise`` rewrites (``"mastra"``).
 
 Only fields the implementation declares it reports are compared; the comparison says which
 (``Difference.field``, ``compared``).
@@ -24,7 +24,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from guardspec.mastra_normalise import _Ids, input_ids, normalise_observation
+from guardspec.mastra.normalise import IdMap, input_ids, normalise_observation
 
 FIELDS = ("outcome", "audit", "prompts", "stored", "title", "result", "list", "read")
 MODES = ("full", "ids", "ignore")
@@ -169,7 +169,7 @@ def rename_generated_ids(obs: dict, scenario_json: Any) -> dict:
     """Ids that appear nowhere in the scenario (the reply id, M12) become ``$id1``, ``$id2``,
     ... by first appearance in a fixed walk: result, list, stored, prompts."""
     obs = copy.deepcopy(obs)
-    ids = _Ids(input_ids(scenario_json))
+    ids = IdMap(input_ids(scenario_json))
 
     def msg(m: Any) -> None:
         if isinstance(m, dict) and isinstance(m.get("id"), str) and m.get("id"):
@@ -232,7 +232,9 @@ def _rule_regex(path: str) -> re.Pattern:
     return re.compile("^" + re.escape(path).replace(r"\[\*\]", r"\[\d+\]") + "$")
 
 
-class _Rules:
+class Rules:
+    """A comparison's ``allow`` patterns that apply in one mode, each with its path as a regex."""
+
     def __init__(self, rules: tuple, mode: str) -> None:
         self.rules = [(r, _rule_regex(r["path"])) for r in rules if mode in r.get("modes", ("raw", "guarded"))]
 
@@ -254,7 +256,7 @@ def _same_number(a: Any, b: Any) -> bool:
     return isinstance(a, num) and isinstance(b, num) and not isinstance(a, bool) and not isinstance(b, bool) and a == b
 
 
-def first_difference(a: Any, b: Any, path: str, rules: _Rules, parent: Any = None) -> tuple[str, Any, Any, str] | None:
+def first_difference(a: Any, b: Any, path: str, rules: Rules, parent: Any = None) -> tuple[str, Any, Any, str] | None:
     """The first path where model value ``a`` and implementation value ``b`` differ, honouring
     the allowed patterns; ``(path, a, b, expected)``."""
     r = rules.applicable(path, a, parent)
@@ -312,7 +314,7 @@ def differences(
         b = normalised({k: v for k, v in impl_obs.items() if k in fields}, scenario_json, comparison.normalise)
     else:
         a, b = model_obs, impl_obs
-    rules: _Rules | None = None
+    rules: Rules | None = None
     out: list[Difference] = []
     for f in fields:
         x, y = a.get(f), b.get(f)
@@ -320,7 +322,7 @@ def differences(
             x, y = IDS_PROJECTION[f](x), IDS_PROJECTION[f](y)
         if x == y and type(x) is type(y):
             continue
-        rules = rules or _Rules(comparison.allow, mode)
+        rules = rules or Rules(comparison.allow, mode)
         d = first_difference(x, y, f"$.{f}", rules, a)
         if d:
             out.append(Difference(f, d[0], d[1], d[2], d[3]))

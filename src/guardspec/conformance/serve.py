@@ -6,6 +6,7 @@ call ``reference.run``, encode. With ``mutant``, one semantic mutant of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import IO, Any
@@ -13,10 +14,17 @@ from typing import IO, Any
 from guardspec import __version__
 from guardspec.model import codec
 from guardspec.model.scenario import Mode
+from guardspec.reference import run
 
 from .wire import FIELDS, PROTOCOL
 
 KINDS = ("hello", "start", "run", "stop")
+
+
+def serve_command(mutant: str | None = None) -> list[str]:
+    """How to start ``guardspec serve`` from this interpreter, registered in cli.py or not."""
+    cmd = [sys.executable, "-m", "guardspec.commands.conformance_cmds", "serve"]
+    return cmd + (["--mutant", mutant] if mutant else [])
 
 
 def hello(mutant: str | None) -> dict:
@@ -34,8 +42,6 @@ def hello(mutant: str | None) -> dict:
 
 def answer(req: Any, mutant: str | None = None) -> tuple[dict, bool]:
     """One request → (reply, stop?). Never raises for bad input: ``errored`` with the path."""
-    from guardspec.reference import run
-
     if not isinstance(req, dict):
         return {"id": None, "status": "errored", "detail": "$: expected a JSON object"}, False
     rid = req.get("id")
@@ -66,12 +72,11 @@ def answer(req: Any, mutant: str | None = None) -> tuple[dict, bool]:
 
 def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None, mutant: str | None = None) -> int:
     """Answer request lines until ``stop`` or end of input."""
-    import contextlib
-
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     ctx: Any = contextlib.nullcontext()
     if mutant:
+        # deferred: the mutants load the properties (Hypothesis, z3), heavy; only `--mutant` needs them
         from guardspec.properties.mutants import MUTANTS
 
         ctx = MUTANTS[mutant].activate()

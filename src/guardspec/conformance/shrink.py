@@ -5,7 +5,8 @@ Candidates, shallowest first: drop an array element (processors, caller and stor
 steps, parts, policies, tools, threads), drop an object key, then simplify a value (a string to
 ``""``, a number to 0, a container emptied). A candidate the model rejects (bad scenario) is
 discarded without asking the implementation; the others go to the implementation in batches,
-pipelined, and the first one in candidate order that still fails is kept.
+pipelined, and the first one in candidate order that still fails is kept. ``shrink_case``
+does so for a campaign's case: the cause to keep is its verdict's (``Verdict.cause``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from __future__ import annotations
 import copy
 import time
 from typing import Any, Callable, Iterator, Sequence
+
+from .cases import Verdict, judge, loop_of, model_observation
+from .impl import Answer, Impl
+from .settings import Config
 
 Path = tuple
 
@@ -130,4 +135,42 @@ def shrink(
     return best, tried
 
 
-__all__ = ["shrink", "candidates", "size"]
+
+# -- a campaign's case --------------------------------------------------------------------------
+
+
+def run_one(sj: dict, mode: str, impl: Impl, cfg: Config) -> tuple[Verdict, dict, Answer] | None:
+    """One case on a started implementation: (verdict, model's observation, answer), or None
+    when the reference fails on the scenario."""
+    try:
+        mo = model_observation(sj, mode)
+    except Exception:
+        return None
+    ans = impl.exchange([{"kind": "run", "mode": mode, "scenario": sj}])[0]
+    return judge(sj, mode, mo, ans, cfg.comparison, impl.hello, loop_of(sj)), mo, ans
+
+
+def shrink_case(sj: dict, mode: str, cause: tuple, impl: Impl, cfg: Config) -> tuple[dict, int]:
+    """The smallest scenario found that still shows ``cause`` (``Verdict.cause``): the same
+    first differing path and the same values there, not merely the same field."""
+    def still_fails(batch: list[dict]) -> list[bool]:
+        oks = [False] * len(batch)
+        valid, models = [], []
+        for k, c in enumerate(batch):
+            try:
+                models.append(model_observation(c, mode))
+                valid.append(k)
+            except Exception:
+                continue
+        if not valid:
+            return oks
+        answers = impl.exchange([{"kind": "run", "mode": mode, "scenario": batch[k]} for k in valid])
+        for k, mo, ans in zip(valid, models, answers):
+            v = judge(batch[k], mode, mo, ans, cfg.comparison, impl.hello, loop_of(batch[k]))
+            oks[k] = v.cause() == cause
+        return oks
+
+    return shrink(sj, still_fails, seconds=cfg.shrink_seconds)
+
+
+__all__ = ["candidates", "run_one", "shrink", "shrink_case", "size"]

@@ -16,13 +16,14 @@ from typing import Any
 
 from attrs import frozen
 
-from guardspec.model import codec
+from guardspec.examples import example_paths
+from guardspec.model import codec, validation
 from guardspec.model.scenario import Scenario
-from guardspec.model import validation
 from guardspec.model.validation import FormatError, loads
 
 from .cases import loop_of, Verdict, judge, model_observation, scenario_hash
 from .compare import Comparison, ComparisonError, comparison_from_json
+from .drawing import generate_scenarios
 from .impl import Impl
 
 VECTOR_SCHEMA: dict = {
@@ -210,10 +211,6 @@ def _shape(sj: dict, mode: str, obs: dict) -> tuple:
 
 def generate(examples: Path, out: Path, generated: int = 40, seed: int = 0, pool: int = 600) -> list[Path]:
     """Vectors from the examples (their modes) and ``generated`` scenarios of distinct shapes."""
-    from guardspec.examples import example_paths
-
-    from .campaign import generate_scenarios
-
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for p in example_paths(examples):

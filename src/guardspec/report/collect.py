@@ -192,7 +192,7 @@ def implementations(root: Path, breakwater: str | None) -> list[dict]:
     (``adapters/breakwater``'s command, normalisation and known file)."""
     import shutil
 
-    from guardspec.commands.conformance_cmds import serve_command
+    from guardspec.conformance.serve import serve_command
 
     node = shutil.which("node") is not None and (root / "adapters" / "mastra" / "node_modules").is_dir()
     bw = root / "adapters" / "breakwater" / "server.mjs"
@@ -222,7 +222,9 @@ def differential(impl: dict, examples: int, seed: int = 0) -> dict:
     distinct disagreement with its first difference."""
     import os
 
-    from guardspec.conformance.campaign import BadArguments, Config, load_known, run_campaign
+    from guardspec.conformance.settings import BadArguments, Config
+    from guardspec.conformance.known import load_known
+    from guardspec.conformance.campaign import run_campaign
     from guardspec.conformance.compare import Comparison
 
     base = {"label": impl["label"], "short": impl["short"], "command": impl["show"], "examples": examples, "seed": seed}

@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 from guardspec.model import codec
 from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, obj
+from guardspec.reference import messagelist as ml
+from guardspec.reference.messagelist import StepStartPart, without_steps
 
-from . import mastra_normalise as norm
-from .conformance.cases import Verdict
-from .conformance.compare import Difference, _Rules, first_difference
-from .conformance.impl import Answer
-from .conformance.wire import Problem
+from . import normalise as norm
+from guardspec.conformance.cases import Verdict
+from guardspec.conformance.compare import Difference, Rules, first_difference
+from guardspec.conformance.impl import Answer
+from guardspec.conformance.wire import Problem
 
 # ==== values shared by both generators ===========================================================
 
@@ -163,8 +165,6 @@ def _part_state(p: dict) -> dict:
 
 def run_ops_model(ops: list[dict]) -> dict:
     """The op sequence on reference/messagelist.py, reported like the adapter's ``ops`` reply."""
-    from guardspec.reference import messagelist as ml
-
     lst = ml.MessageList(thread_id=THREAD, resource_id=RESOURCE, clock=NOW)
     results: list[dict] = []
     snapshot: dict[str, Source] | None = None
@@ -233,8 +233,6 @@ def run_ops_model(ops: list[dict]) -> dict:
 def _db_with_step_starts(m: Message) -> dict:
     """``message_to_db`` that also reports the substrate's step-start parts as Mastra's
     ``{"type": "step-start"}`` (reference/messagelist.py ``StepStartPart``)."""
-    from guardspec.reference.messagelist import StepStartPart, without_steps
-
     d = message_to_db(without_steps(m))
     if m.parts is None or len(m.parts) == len(without_steps(m).parts):
         return d
@@ -283,7 +281,7 @@ def _model_ops_comparable(model: dict) -> dict:
 def _normalise_ops(side: dict, inputs: Any) -> dict:
     """Ops comparisons go through the same normaliser (generated ids renamed)."""
     side = json.loads(json.dumps(side))
-    ids = norm._Ids(norm.input_ids(inputs))
+    ids = norm.IdMap(norm.input_ids(inputs))
     for m in side["state"]["messages"]:
         m["id"] = ids(m["id"])
     for key in ("sources", "detached"):
@@ -339,7 +337,7 @@ def wire_to_ops(wire: list[dict]) -> list[dict]:
 
 # ==== judging ===================================================================================
 
-_NO_RULES = _Rules((), "raw")
+_NO_RULES = Rules((), "raw")
 OP_KINDS = frozenset({"add", "removeByIds", "clearInput", "addSystem", "replaceAllSystemMessages", "checker", "getSource", "view"})
 
 

@@ -7,12 +7,13 @@ import time
 
 from guardspec.model import codec
 from guardspec.model.scenario import Mode
+from guardspec.reference.run import run
 
-from .conformance.campaign import generate_scenarios
-from .conformance.cases import model_observation
-from .conformance.impl import Impl
-from .mastra_diff import generate_op_sequences, mastra_command
-from .mastra_ops import ops_request, run_ops_model, wire_to_ops
+from guardspec.conformance.drawing import generate_scenarios
+from guardspec.conformance.cases import model_observation
+from guardspec.conformance.impl import Impl
+from .diff import generate_op_sequences, mastra_command
+from .ops import ops_request, run_ops_model, wire_to_ops
 
 
 def _one_by_one(impl: Impl, reqs: list[dict]) -> float:
@@ -27,8 +28,6 @@ def bench_mastra(ops: int = 500, scenarios: int = 60, seed: int = 0) -> dict:
     """Op sequences/s on the Python substrate vs the real MessageList in Node (in-process
     ``bench-ops``, and round trips over the pipe), and raw scenarios/s for the interpreter vs
     the real Agent (generate loop), on the inputs the campaigns draw."""
-    from guardspec.reference.run import run
-
     wires = generate_op_sequences(seed, ops)
     seqs = [wire_to_ops(w) for w in wires]
     sjs = []

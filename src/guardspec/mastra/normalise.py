@@ -78,7 +78,10 @@ def input_part_stamps(data: Any) -> set[int]:
     return out
 
 
-class _Ids:
+class IdMap:
+    """Renames the ids an implementation chose to ``<GEN_ID><n>`` in order of appearance; the
+    ``known`` ids (those the scenario gave) and ``""`` are kept as they are."""
+
     def __init__(self, known: set[str]) -> None:
         self.known = known
         self.names: dict[str, str] = {}
@@ -127,7 +130,7 @@ def _parts(parts: Any, stamps: set[int], prompt: bool = False) -> Any:
     return out
 
 
-def _message(m: Any, ids: _Ids, stamps: set[int]) -> Any:
+def _message(m: Any, ids: IdMap, stamps: set[int]) -> Any:
     if not isinstance(m, dict):
         return m
     m = dict(m)
@@ -163,7 +166,7 @@ def _prompt_entry(e: Any) -> Any:
 def normalise_observation(obs: dict, inputs: Any) -> dict:
     """An observation JSON (observation.schema.json), normalised against its scenario JSON."""
     obs = copy.deepcopy(obs)
-    ids = _Ids(input_ids(inputs))
+    ids = IdMap(input_ids(inputs))
     stamps = input_part_stamps(inputs)
     call = inputs.get("call") if isinstance(inputs, dict) else None
     if isinstance(call, dict):
@@ -194,7 +197,7 @@ def normalise_ops_state(state: dict, inputs: Any) -> dict:
     ids renamed; a generated-id message's createdAt is kept (the ops clock makes it
     deterministic on both sides)."""
     state = copy.deepcopy(state)
-    ids = _Ids(input_ids(inputs))
+    ids = IdMap(input_ids(inputs))
     for m in state.get("messages", []):
         m["id"] = ids(m["id"])
     for key in ("sources", "detached"):
@@ -204,7 +207,7 @@ def normalise_ops_state(state: dict, inputs: Any) -> dict:
 
 
 def rename_ids(values: Iterable[Any], inputs: Any) -> list[Any]:
-    ids = _Ids(input_ids(inputs))
+    ids = IdMap(input_ids(inputs))
     return [ids(v) if isinstance(v, str) else v for v in values]
 
 

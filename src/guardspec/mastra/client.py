@@ -28,11 +28,11 @@ PROTOCOL = 1
 
 
 def repo_root() -> Path:
-    """The checkout holding ``adapters/mastra`` (this file lives in ``src/guardspec``)."""
+    """The checkout holding ``adapters/mastra`` (this file lives in ``src/guardspec/mastra``)."""
     env = os.environ.get("GUARDSPEC_ROOT")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def default_command() -> list[str]:

@@ -2,7 +2,7 @@
 
 Two kinds of cases, both on the Mastra adapter (``node adapters/mastra/server.mjs``, protocol v1):
 
-``ops``  MessageList operation sequences (src/guardspec/mastra_ops.py), which only the Mastra
+``ops``  MessageList operation sequences (src/guardspec/mastra/ops.py), which only the Mastra
          adapter understands: drawn, run, judged (``Verdict``), recorded, shrunk and written
          here, with the harness's own pieces (``draw_distinct``, ``shrink``, the results
          format, the known-discrepancies file).
@@ -27,15 +27,19 @@ from typing import Any, Callable
 
 from attrs import define, field
 
-from .conformance.campaign import Config, Found, Report, _Writer, draw_distinct, known_reason, load_known, run_campaign
-from .conformance.cases import scenario_hash
-from .conformance.compare import Comparison
-from .conformance.impl import Impl
-from .conformance.shrink import shrink, size
-from .mastra_client import default_command, repo_root
-from .progress import CampaignTasks, counts_text
-from .conformance.census import census_of
-from .mastra_ops import OPS_SHAPES, judge_ops, model_ops_observation, op_sequences, ops_request, ops_shapes, ops_to_wire
+from guardspec.conformance.settings import Config
+from guardspec.conformance.campaign import Found, Report, run_campaign
+from guardspec.conformance.results import ResultsWriter
+from guardspec.conformance.drawing import draw_distinct
+from guardspec.conformance.known import known_reason, load_known
+from guardspec.conformance.cases import scenario_hash
+from guardspec.conformance.compare import Comparison
+from guardspec.conformance.impl import Impl
+from guardspec.conformance.shrink import shrink, size
+from .client import default_command, repo_root
+from guardspec.progress import CampaignTasks, counts_text
+from guardspec.conformance.census import census_of
+from .ops import OPS_SHAPES, judge_ops, model_ops_observation, op_sequences, ops_request, ops_shapes, ops_to_wire
 
 OPS_STRATEGY = "mastra_ops.op_sequences(), distinct"
 MASTRA_COMPARISON = Comparison(normalise="mastra")
@@ -80,7 +84,7 @@ def run_ops(n: int, seed: int, impl_cmd: str, known: list, out: Path | None, tic
     rep = OpsReport()
     seqs = generate_op_sequences(seed, n, on_generate)
     rep.census = census_of(seqs, OPS_SHAPES, ops_shapes)
-    writer = _Writer(out / "results.jsonl" if out else None)
+    writer = ResultsWriter(out / "results.jsonl" if out else None)
     writer.write({"type": "campaign", "guardspec": 1, "kind": "mastra-ops", "seed": seed, "examples": n, "strategy": OPS_STRATEGY, "impl": impl_cmd})
     records: list[dict] = []
     with Impl(impl_cmd, timeout=timeout) as impl:
@@ -121,7 +125,7 @@ def _judge_wire(wire: Any, impl: Impl) -> Any:
     return judge_ops(wire, model_ops_observation(wire), impl.exchange([ops_request(wire)])[0])
 
 
-def _shrink_ops(f: Found, wire: list[dict], impl: Impl, writer: _Writer, out: Path | None, seed: int, impl_cmd: str, seconds: float) -> None:
+def _shrink_ops(f: Found, wire: list[dict], impl: Impl, writer: ResultsWriter, out: Path | None, seed: int, impl_cmd: str, seconds: float) -> None:
     v = _judge_wire(wire, impl)
     small, tried = {"ops": wire}, 0
     if v.signature == f.signature and v.status == "disagree":
@@ -220,10 +224,10 @@ def replay(path: Path, impl_cmd: str | None = None) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m guardspec.mastra_diff VECTOR.json``: replay one saved op-sequence vector."""
+    """``python -m guardspec.mastra.diff VECTOR.json``: replay one saved op-sequence vector."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: python -m guardspec.mastra_diff VECTOR.json", file=sys.stderr)
+        print("usage: python -m guardspec.mastra.diff VECTOR.json", file=sys.stderr)
         return 2
     try:
         v = replay(Path(argv[0]))

@@ -1,0 +1,98 @@
+"""Running a campaign's cases: chunks of (scenario, mode) sent to a pool of implementation
+processes, one thread each, every verdict judged against the model and written as it comes."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Callable
+
+from .cases import Verdict, judge, loop_of, model_observation
+from .impl import Answer, Impl
+from .known import known_reason
+from .results import ResultsWriter
+from .settings import Config
+from .wire import Problem
+
+
+def case_record(cfg: Config, i: int, m: str, sj: dict, h: str, mo: Any, ans: Answer, hello: dict) -> dict:
+    """The results record of case ``i`` in mode ``m``: its verdict, marked ``known`` (with the
+    reason) when a known discrepancy covers it, else with the implementation's observation when
+    it disagrees. ``mo``: the model's observation, or the ``Problem`` the reference met."""
+    loop = loop_of(sj)
+    if isinstance(mo, Problem):
+        v = Verdict("model-error", f"{m}:model-error", problem=mo)
+    else:
+        v = judge(sj, m, mo, ans, cfg.comparison, hello, loop)
+    rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": h, **v.to_json(), "seconds": round(ans.seconds, 4)}
+    if v.status in ("disagree", "problem"):
+        observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
+        why = known_reason(cfg.known, v, loop, h, mo, sj, observed)
+        if why is not None:
+            rec["status"], rec["known"] = "known", why
+        elif isinstance(ans.reply, dict) and v.status == "disagree":
+            rec["implObservation"] = ans.reply.get("observation")
+    return rec
+
+
+def run_cases(
+    cfg: Config,
+    probe: Impl,
+    hello: dict,
+    scenarios: list[dict],
+    hashes: list[str],
+    todo: list[tuple[int, str]],
+    writer: ResultsWriter,
+    records: list[dict],
+    counts: dict[str, int],
+    progress: Callable[[int, dict], None] | None = None,
+) -> list:
+    """Judge every (case, mode) of ``todo`` on ``cfg.jobs`` processes (``probe``, started, the
+    first of them), ``cfg.chunk`` cases per exchange. Each record is written, appended to
+    ``records`` and counted by status in ``counts`` as it comes; ``progress(done, counts)``
+    after each. Closes every process and returns their incidents."""
+    lock = threading.Lock()
+    chunks: queue.Queue = queue.Queue()
+    for k in range(0, len(todo), cfg.chunk):
+        chunks.put(todo[k : k + cfg.chunk])
+
+    def work(impl: Impl) -> None:
+        while True:
+            try:
+                chunk = chunks.get_nowait()
+            except queue.Empty:
+                return
+            reqs, models = [], []
+            for i, m in chunk:
+                try:
+                    models.append(model_observation(scenarios[i], m))
+                except Exception as e:  # the reference failed: the case is reported, not the run
+                    models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
+                reqs.append({"kind": "run", "mode": m, "scenario": scenarios[i]})
+            answers = impl.exchange(reqs)
+            for (i, m), mo, ans in zip(chunk, models, answers):
+                rec = case_record(cfg, i, m, scenarios[i], hashes[i], mo, ans, impl.hello or hello)
+                writer.write(rec)
+                with lock:
+                    records.append(rec)
+                    counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+                    if progress:
+                        progress(len(records), dict(counts))
+
+    incidents: list = []
+    impls = [probe] + [Impl(cfg.impl, timeout=cfg.timeout, window=cfg.window) for _ in range(max(0, cfg.jobs - 1))]
+    try:
+        threads = [threading.Thread(target=work, args=(im,), daemon=True) for im in impls]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for im in impls:
+            incidents.extend(im.incidents)
+    finally:
+        for im in impls:
+            im.close()
+    return incidents
+
+
+__all__ = ["case_record", "run_cases"]

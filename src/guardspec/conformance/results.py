@@ -1,0 +1,74 @@
+"""A campaign's results file (``results.jsonl``): one JSON record a line, appended as each case
+is judged, so that an interrupted campaign is resumed from what it already wrote."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from .drawing import STRATEGY
+from .settings import BadArguments, Config
+
+RESULTS = "results.jsonl"
+
+
+def results_path(cfg: Config) -> Path | None:
+    """Where the campaign appends its records (None: it keeps none)."""
+    return cfg.out / RESULTS if cfg.out else None
+
+
+def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
+    """The first line of a results file: which campaign it belongs to."""
+    return {"type": "campaign", "guardspec": 1, "seed": cfg.seed, "examples": cfg.examples, "strategy": STRATEGY, "impl": cfg.impl, "modes": list(modes)}
+
+
+def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:
+    """(header, case records by (case, mode), shrunk records by signature) of an earlier run."""
+    header, cases, shrunk = None, {}, {}
+    if not path.exists():
+        return header, cases, shrunk
+    for n, line in enumerate(path.read_text().splitlines()):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by an interruption
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "campaign" and header is None:
+            header = rec
+        elif rec.get("type") == "case":
+            cases[(rec.get("case"), rec.get("mode"))] = rec
+        elif rec.get("type") == "shrunk":
+            shrunk[rec.get("signature")] = rec
+    if header is not None and (header.get("seed"), header.get("examples"), header.get("strategy")) != (cfg.seed, cfg.examples, STRATEGY):
+        raise BadArguments(
+            f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples); "
+            "use another --out, or the same --seed and --examples to resume it"
+        )
+    return header, cases, shrunk
+
+
+class ResultsWriter:
+    """Appends records to the results file, one JSON line each, flushed at once."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.lock = threading.Lock()
+        self.f = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.f = open(path, "a", encoding="utf-8")
+
+    def write(self, rec: dict) -> None:
+        if self.f is None:
+            return
+        with self.lock:
+            self.f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.f.flush()
+
+    def close(self) -> None:
+        if self.f:
+            self.f.close()
+
+
+__all__ = ["RESULTS", "ResultsWriter", "header_record", "read_results", "results_path"]
