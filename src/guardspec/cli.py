@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from guardspec import traceability as tr
-from guardspec.commands.report_cmds import write_report
+from guardspec.commands import report_cmds
 from guardspec.model import codec
 from guardspec.model.scenario import Loop, Mode, Scenario
 from guardspec.progress import Progress
@@ -154,7 +154,7 @@ def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
         summary.add_row(name, "[green]pass[/green]" if ok else "[red]FAIL[/red]")
     console.print(summary)
     if report_dir:
-        write_report(report_dir, echo=console.print, extra={"verify": {name: "pass" if ok else "FAIL" for name, ok in results}})
+        report_cmds.write_report(report_dir, echo=console.print, extra={"verify": {name: "pass" if ok else "FAIL" for name, ok in results}})
     sys.exit(0 if all(ok for _, ok in results) else 1)
 
 

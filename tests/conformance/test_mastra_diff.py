@@ -19,7 +19,8 @@ from guardspec.mastra import diff as md
 from guardspec.conformance.known import load_known
 from guardspec.conformance.impl import Answer
 from guardspec.mastra.client import adapter_available
-from guardspec.mastra.ops import judge_ops, model_ops_observation, ops_to_wire, wire_to_ops
+from guardspec.mastra.ops_judge import judge_ops, model_ops_observation
+from guardspec.mastra.ops import ops_to_wire, wire_to_ops
 
 needs_mastra = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
 
@@ -79,7 +80,7 @@ def test_wire_round_trip_of_generated_sequences() -> None:
 
 def _reply_like_the_model(wire: list[dict]) -> dict:
     """What an adapter agreeing with the model would answer (the model's own view, un-normalised)."""
-    from guardspec.mastra.ops import run_ops_model
+    from guardspec.mastra.ops_judge import run_ops_model
 
     m = run_ops_model(wire_to_ops(wire))
     return {"status": "ok", "results": [r if r["ok"] else {"ok": False, "error": r["error"]} for r in m["results"]], "state": m["state"]}

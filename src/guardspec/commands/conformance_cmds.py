@@ -12,7 +12,6 @@ same commands under their own group.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path

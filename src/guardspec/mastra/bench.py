@@ -7,13 +7,14 @@ import time
 
 from guardspec.model import codec
 from guardspec.model.scenario import Mode
+from guardspec.conformance.cases import model_observation
+from guardspec.conformance.drawing import generate_scenarios
+from guardspec.conformance.impl import Impl
 from guardspec.reference.run import run
 
-from guardspec.conformance.drawing import generate_scenarios
-from guardspec.conformance.cases import model_observation
-from guardspec.conformance.impl import Impl
 from .diff import generate_op_sequences, mastra_command
-from .ops import ops_request, run_ops_model, wire_to_ops
+from .ops import ops_request, wire_to_ops
+from .ops_judge import run_ops_model
 
 
 def _one_by_one(impl: Impl, reqs: list[dict]) -> float:

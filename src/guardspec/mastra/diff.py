@@ -27,19 +27,21 @@ from typing import Any, Callable
 
 from attrs import define, field
 
-from guardspec.conformance.settings import Config
 from guardspec.conformance.campaign import Found, Report, run_campaign
-from guardspec.conformance.results import ResultsWriter
-from guardspec.conformance.drawing import draw_distinct
-from guardspec.conformance.known import known_reason, load_known
 from guardspec.conformance.cases import scenario_hash
-from guardspec.conformance.compare import Comparison
-from guardspec.conformance.impl import Impl
-from guardspec.conformance.shrink import shrink, size
-from .client import default_command, repo_root
-from guardspec.progress import CampaignTasks, counts_text
 from guardspec.conformance.census import census_of
-from .ops import OPS_SHAPES, judge_ops, model_ops_observation, op_sequences, ops_request, ops_shapes, ops_to_wire
+from guardspec.conformance.compare import Comparison
+from guardspec.conformance.drawing import draw_distinct
+from guardspec.conformance.impl import Impl
+from guardspec.conformance.known import known_reason, load_known
+from guardspec.conformance.results import ResultsWriter
+from guardspec.conformance.settings import Config
+from guardspec.conformance.shrink import shrink, size
+from guardspec.progress import CampaignTasks, counts_text
+
+from .client import default_command, repo_root
+from .ops import OPS_SHAPES, op_sequences, ops_request, ops_shapes, ops_to_wire
+from .ops_judge import judge_ops, model_ops_observation
 
 OPS_STRATEGY = "mastra_ops.op_sequences(), distinct"
 MASTRA_COMPARISON = Comparison(normalise="mastra")
