@@ -138,3 +138,17 @@ def test_cli_shows_progress_and_ends_with_its_summary(tmp_path: Path) -> None:
     assert runner.invoke(mastra_diff_cmd, ["--ops", "-1"]).exit_code == 2
     assert runner.invoke(mastra_diff_cmd, ["--bogus"]).exit_code == 2
     assert runner.invoke(mastra_replay_cmd, ["/nonexistent/vector.json"]).exit_code == 2
+
+
+def test_generated_ids_are_numbered_over_the_compared_fields_only():
+    # the model reports a durable list, the adapter does not; the
+    # list's generated ids must not shift the numbering of the stored reply
+    from guardspec.conformance.compare import differences
+    from guardspec.mastra_diff import MASTRA_COMPARISON
+
+    sj = {"call": {"messages": []}}
+    reply = {"id": "reply-1", "role": "assistant", "createdAt": 5, "parts": []}
+    model = {"outcome": {"kind": "answered"}, "stored": [reply],
+             "list": {"messages": [{"message": {**reply, "id": "msg-2"}, "sources": []}], "untagged": [], "tagged": []}}
+    impl = {"outcome": {"kind": "answered"}, "stored": [{**reply, "id": "9f1c-uuid"}]}
+    assert differences(model, impl, sj, "raw", MASTRA_COMPARISON, reported=["outcome", "stored"]) == []

@@ -11,6 +11,9 @@ from guardspec.model.values import obj
 from guardspec.reference import run
 
 from conftest import LOOPS, events, list_sources, prompt_lines, scenario, stored, stored_ids
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra_normalise import normalise_observation
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0
 
 EMPTY = Return(ArrayOf(base="empty"))
 
@@ -155,3 +158,37 @@ def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop
     assert obs.outcome == Refused("input message content is not classified", "breakwater-policy-engine")
     (e,) = events(obs, "agent.input.policy")
     assert (e.decision, e.reason) == ("error", "input message content is not classified")
+
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# the same shapes on the guarded path, a caller message c1 [text "hi"] added (Breakwater 0.17.0 build,
+# each loop, memory on and off, copy shallow/none/deep, the edit on a0, n2 or
+# none: 54 runs agree with the model after M2.10, 32 disagreed before): the edit is sent in both
+# messages, and Breakwater's policy engine reads it
+# evidence: G5.2
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_under_the_guard_a_shared_edit_is_sent_in_both_messages_and_read(loop, target):
+    """G5.2: under the guard an edit of shared content is sent in both messages and the policies read it."""
+    from guardspec.model.codec import scenario_from_json
+    from guardspec.properties.harness import check_call, execute
+
+    array = {"base": "list", "copy": "shallow", "drop": [], "edits": [{"setId": {"id": "a0", "newId": "n2"}}], "append": []}
+    processors = [
+        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
+         "end": {"return": {"array": array}}},
+        {"id": "p3", "hooks": ["processInput"], "steps": [{"op": "editMessage", "id": target, "text": "E"}], "end": {"return": "sameList"}},
+    ]
+    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"},
+            "messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": processors,
+          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "answered"}
+    sent = [p.get("text") for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"]]
+    assert sent.count("E") == 2
+    ex = execute(scenario_from_json(sj), "guarded")
+    assert "E" in ex.read.split("\n")
+    assert not any(check_call(ex).values())

@@ -11,6 +11,7 @@ from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
 
 from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
+from raw_json import LOOP_NAMES, mapped_lookup_call
 
 MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
 WANT = obj(type="text", value='mapped:"Paris"')
@@ -154,3 +155,22 @@ def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
     )
     assert obs.outcome == Refused("policy 'm' denied the input", "breakwater-policy-engine")
     assert 'mapped:"Oslo"' in obs.read and '\nOslo\n' in obs.read
+
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# evidence: G11.5
+@pytest.mark.parametrize("value", [{"$bigint": "5"}, {"a": {"$getter": "get-a", "throws": True}}])
+def test_a_mapping_that_throws_is_logged_raw_and_fails_the_guarded_call(value):
+    """G11.5: a mapping that throws is logged by raw Mastra, which sends the raw result; under the guard it fails the call."""
+    # raw Mastra logs it and sends the raw result, whose save then fails (M13.4): generate rejects
+    assert mapped_lookup_call("raw", "generate", value)["outcome"] == {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}
+    assert mapped_lookup_call("raw", "stream", value)["outcome"] == {"kind": "answered"}
+    assert mapped_lookup_call("raw", "durable", value)["outcome"] == {"kind": "answered"}
+    # under the guard a bigint passes the input-assets gate and the mapping fails the call (G11);
+    # a throwing getter is stopped earlier, by the gate's structuredClone
+    gate = "breakwater-client-tool-output" if "$bigint" in value else "breakwater-input-assets"
+    reason = "input processor failed" if "$bigint" in value else "input message content is not classified"
+    for loop in LOOP_NAMES:
+        assert mapped_lookup_call("guarded", loop, value)["outcome"] == {"kind": "refused", "reason": reason, "processorId": gate}

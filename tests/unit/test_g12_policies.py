@@ -9,6 +9,10 @@ from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
 
 from conftest import events, scenario, tool
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra_normalise import normalise_observation
+import pytest
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, wrapped_result_call
 
 POLICY = "breakwater-policy-engine"
 
@@ -244,3 +248,41 @@ def test_g12_a_string_value_is_read_as_it_is_and_another_as_json():
     """G12.2: a string value is read as it is, a number or an object as JSON.stringify writes it."""
     caller = assistant("a1", tool("tc1", "call", args="plain"), tool("tc2", "call", args=5), tool("tc3", "call", args=obj(k=(1, None))), created_at=10)
     assert _run(caller).read == 'getLocation\nplain\ngetLocation\n5\ngetLocation\n{"k":[1,null]}'
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# the policies read an error's text as the prompt sends it (Breakwater build: a caller
+# output-error with errorText null folded
+# onto the stored call, and a pure input variant; 10 values × 3 loops: every falsy value read
+# nothing on the build, and the model read it as JSON before this was fixed)
+# evidence: G12.3
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("value, read", [
+    (None, None), (0, None), (False, None), ({"$number": "NaN"}, None), ("", None), ({"$undefined": True}, None),
+    ({"a": 1}, '{"a":1}'), ("s", "s"), ([1], "[1]"), (True, "true"),
+])
+def test_an_error_text_is_read_as_the_prompt_sends_it(loop, value, read):
+    """G12.3: the policies read an error's text as the prompt sends it: a falsy one reads nothing."""
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, "state": "output-error", "errorText": value}
+    msgs = [{"id": "a01", "role": "assistant", "parts": [t]}, {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    call = {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "reply-0"}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "processors": []}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["read"].split("\n") == ["plain", '{"q":"x"}', "plain"] + ([read] if read is not None else []) + ["yo"]
+
+
+# evidence: G12.3
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("value, kind, read", [
+    ({"type": "error-text", "value": "note-3"}, "text", "note-3"),
+    ({"type": "text", "value": "note-2"}, "null", "note-2"),
+    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1}, "null", '{"answer":"note-6"}'),
+    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]}, "null", '{"type":"content","value":[{"type":"text","text":"note-5"}]}'),
+])
+def test_the_policies_read_a_wrapped_result_as_it_is_sent(loop, value, kind, read):
+    """G12.3: the policies read a result holding value through the prompt's conversion: the unwrapped value."""
+    o = wrapped_result_call("guarded", loop, value, kind)
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["read"].split("\n")[-1] == read

@@ -15,6 +15,9 @@ from guardspec.reference.guard.assets import media_url, origins_error
 from guardspec.reference.urls import parse_url
 
 from conftest import LOOPS, events, scenario, stored, tool
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra_normalise import normalise_observation
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 
 GATE = "breakwater-input-assets"
 ORIGIN = Refused("input asset URL origin is not allowed", GATE)
@@ -303,3 +306,27 @@ def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
 
     check()
     assert {ORIGIN.reason, SCHEME.reason, CREDENTIALS.reason, "Answered"} <= seen, seen
+
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# the same caller on the guarded path (Breakwater 0.17.0 build, 17 values × 2
+# slots × 3 loops, all agree after M12.6): the input-assets gate converts the prompt, so an errorText
+# JSON.stringify throws on is not classified there; a bigint result passes it and the policy engine
+# cannot read it
+# evidence: G16.2
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("slot, gate", [
+    ({"state": "output-error", "errorText": {"$bigint": "5"}}, "breakwater-input-assets"),
+    ({"state": "result", "result": {"$bigint": "5"}}, "breakwater-policy-engine"),
+])
+def test_an_error_text_the_conversion_cannot_write_is_refused_by_the_gate_and_a_bigint_result_by_the_policies(loop, slot, gate):
+    """G16.2: the gate refuses an errorText the prompt conversion cannot write; a bigint result passes it and the policy engine refuses it."""
+    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, **slot}
+    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
+            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    call = {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}}
+    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": []}, "call": call}
+    o = normalise_observation(model_observation(sj, "guarded"), sj)
+    assert o["outcome"] == {"kind": "refused", "reason": "input message content is not classified", "processorId": gate}

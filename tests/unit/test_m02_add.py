@@ -6,6 +6,9 @@ from guardspec.model.messages import Message, Role, Source, SystemMessage, TextP
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra_normalise import normalise_observation
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalised
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
 
@@ -148,3 +151,94 @@ def test_m2_a_message_of_another_thread_is_accepted_under_memory_and_missing_ids
     lst = ml.add(lst, user("z", "thread only", 3, thread_id="t1"), I)
     got = {m.id: (m.thread_id, m.resource_id) for m in lst.all()}
     assert got == {"x": ("t2", "r2"), "y": ("t1", "r1"), "z": ("t1", "r1")}
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+def _shared_copy(loop, copy="shallow", edits=({"setId": {"id": "a0", "newId": "n2"}},), after=None):
+    array = {"base": "list", "copy": copy, "drop": [], "edits": list(edits), "append": []}
+    processors = [
+        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
+         "end": {"return": {"array": array}}},
+    ]
+    if after:
+        processors.append({"id": "p3", "hooks": ["processInput"], "steps": [after], "end": {"return": "sameList"}})
+    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "messages": [], "memory": {"thread": "t1", "resource": "r1"}}
+    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": processors,
+          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    return normalise_observation(model_observation(sj, "raw"), sj)
+
+
+def _part_shapes(o):
+    def part(p):
+        return p["type"][:4] + (":" + p["text"] if "text" in p else "") + ("+PM" if "providerMetadata" in p else "")
+    return {e["message"]["id"]: [part(p) for p in e["message"]["parts"]] for e in o["list"]["messages"]}
+
+
+# evidence: M2.10
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+@pytest.mark.parametrize("copy, a0", [
+    # {...m} and {...m, id} share the content: M11's write and the merged reply show in a0 too
+    ("shallow", ["tool+PM", "text:reply-0"]),
+    ("none", ["tool+PM", "text:reply-0"]),
+    ("deep", ["tool"]),
+])
+def test_a_renamed_copy_shares_its_content_with_the_original(loop, copy, a0):
+    """M2.10: a shallow or unchanged copy of a message shares its content: writes into one show in the other; a deep copy shares nothing."""
+    assert _part_shapes(_shared_copy(loop, copy)) == {"a0": a0, "n2": ["tool+PM", "text:reply-0"]}
+
+
+# evidence: M2.10
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_an_edit_in_place_of_a_shared_message_shows_in_both(loop, target):
+    """M2.10: an in-place edit of the original or its renamed copy shows in both."""
+    o = _shared_copy(loop, after={"op": "editMessage", "id": target, "text": "E"})
+    assert _part_shapes(o) == {"a0": ["tool+PM", "text:E", "text:reply-0"], "n2": ["tool+PM", "text:E", "text:reply-0"]}
+
+
+# evidence: M2.10
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("target", ["a0", "n2"])
+def test_the_prompt_sends_a_shared_edit_in_both_messages(loop, target):
+    """M2.10: the prompt sends an edit of shared content in both messages, on every loop."""
+    o = _shared_copy(loop, after={"op": "editMessage", "id": target, "text": "E"})
+    sent = [p.get("text") for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"]]
+    assert sent.count("E") == 2
+
+
+# evidence: M2.10
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_a_copy_with_new_content_keeps_sharing_the_parts_it_did_not_replace(loop):
+    """M2.10: a copy given new content keeps sharing the part objects it did not replace."""
+    # {...m, content: {...m.content, parts: [...]}}: a new text part, the tool part object kept
+    o = _shared_copy(loop, edits=({"editText": {"id": "a0", "text": "T"}}, {"setId": {"id": "a0", "newId": "n2"}}))
+    assert _part_shapes(o) == {"a0": ["tool+PM"], "n2": ["tool+PM", "text:T", "text:reply-0"]}
+
+
+# evidence: M2.10
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_a_message_merged_into_the_copy_shows_in_the_original(loop):
+    """M2.10: a message merged into the copy shows in the original that shares its content."""
+    added = {"op": "add", "entries": [{"id": "a9", "role": "assistant", "createdAt": 3, "parts": [{"type": "text", "text": "M", "createdAt": 3}]}], "source": "input"}
+    assert _part_shapes(_shared_copy(loop, after=added)) == {"a0": ["tool+PM", "text:M", "text:reply-0"], "n2": ["tool+PM", "text:M", "text:reply-0"]}
+
+
+# a returned AI SDK system entry the next processor receives and copies: adapter runs (each copy
+# kind and loop): answered, the prompt one user message and no system message, as the
+# instructions were replaced by nothing
+# evidence: M2.10
+@pytest.mark.parametrize("copy", ["none", "shallow", "deep"])
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+def test_a_received_system_entry_copied_by_the_next_processor_stays_a_system_message(copy, loop):
+    """M2.10: a returned AI SDK system entry the next processor receives and copies is added as a system message, whatever the copy."""
+    system = {"role": "system", "content": "note-05"}
+    processors = [
+        {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "replaceAllSystemMessages", "entries": []}],
+         "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": [system]}}}},
+        {"id": "p2", "hooks": ["processInput"], "steps": [],
+         "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}}},
+    ]
+    o = run_normalised(loop, processors, [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert [(m["role"], [p.get("text") for p in m["parts"]]) for m in o["prompts"][0]] == [("user", ["hi"])]

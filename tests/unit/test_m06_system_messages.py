@@ -7,6 +7,8 @@ from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.prompt import prompt
+from guardspec.reference.model_step import prompt
+from raw_json import observe
 
 
 def _contents(msgs):
@@ -126,3 +128,73 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
     assert system_prompt_entry(SystemMessage(UNDEFINED)) is None
     assert system_prompt_entry(SystemMessage(5)) is None
     assert system_prompt_entry(SystemMessage("")) == SystemMessage("")
+
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# evidence: M6.4
+def test_a_system_message_without_content_under_a_new_tag_is_kept_and_the_call_answers():
+    """M6.4: addSystem of a system message with no content into an empty tagged bucket keeps it, and the call answers."""
+    # adapter run: `addSystem({role: 'system'}, 'tag-a')`: answered
+    o = observe([{"id": "p1", "steps": [{"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"}]}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["list"]["tagged"] == [["tag-a", [{"role": "system"}]]]
+
+
+# evidence: M6.4
+def test_a_system_message_without_content_in_a_bucket_with_entries_fails_the_call():
+    """M6.4: addSystem of a system message with no content into a bucket that has entries throws, failing the call."""
+    # §g: the untagged bucket holds the instructions; the dedupe scan throws `content is not iterable`
+    o = observe([{"id": "p1", "steps": [{"op": "addSystem", "message": {"role": "system"}}]}])
+    assert o["outcome"]["kind"] == "failed"
+
+
+# evidence: M6.4
+def test_provider_options_edited_onto_a_kept_system_entry_show_in_the_list():
+    """M6.4: providerOptions set on a kept system entry by an edit show on that entry in the list."""
+    # impl `$.list.tagged[0][1][0].providerOptions: {"note": "note-05"}`
+    steps = [{"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"},
+             {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"note": "note-05"}}]
+    o = observe([{"id": "p1", "steps": steps, "end": {"abortThenThrow": {"reason": "", "message": ""}}}])
+    assert o["list"]["untagged"][0] == {"role": "system", "content": "You are a guarded agent.", "providerOptions": {"note": "note-05"}}
+
+
+# evidence: M6.7
+def test_new_content_on_a_kept_stored_format_system_entry_is_sent():
+    """M6.7: editing the content of a kept stored-format system entry replaces it, and the model receives the new content."""
+    # adapter runs: replaceAll([stored-format system message]), then editSystem content
+    # "note-00": the model receives {role: 'system', content: 'note-00'}
+    stored = {"id": "u0", "role": "system", "createdAt": 20, "parts": [{"type": "file", "data": "note-05", "mediaType": "text/plain"}]}
+    steps = [{"op": "replaceAllSystemMessages", "entries": [stored]},
+             {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"}]
+    o = observe([{"id": "p1", "steps": steps}], loop="durable", messages=["hi"])
+    assert o["prompts"][0][0] == {"role": "system", "content": "note-00"}
+
+
+# evidence: M6.6
+def test_a_kept_stored_format_system_entry_keeps_its_messages_metadata():
+    """M6.6: a kept stored-format system entry keeps its message's metadata until its content is edited."""
+    # adapter run: replaceAllSystemMessages of stored-format
+    # system messages with metadata [null, 1] and {k: 'v'}: the untagged bucket lists
+    # {format: 2, parts, metadata} with that metadata; an editSystem of the content drops it
+    def entry(id, text, metadata):
+        return {"id": id, "role": "system", "createdAt": 5, "parts": [{"type": "text", "text": text}], "metadata": metadata}
+
+    steps = [{"op": "replaceAllSystemMessages", "entries": [entry("a0", "note-09", [None, 1]), entry("a1", "note-10", {"k": "v"})]}]
+    o = observe([{"id": "p1", "steps": steps, "end": {"abortThenThrow": {"reason": "r", "message": "m"}}}], messages=["hi"])
+    assert [e["content"].get("metadata") for e in o["list"]["untagged"]] == [[None, 1], {"k": "v"}]
+    edit = {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"}
+    o = observe([{"id": "p1", "steps": [*steps, edit], "end": {"abortThenThrow": {"reason": "r", "message": "m"}}}], messages=["hi"])
+    assert o["list"]["untagged"][0] == {"role": "system", "content": "note-00"}
+
+
+# evidence: M6.6
+def test_empty_metadata_on_a_kept_system_entry_counts_as_none():
+    """M6.6: metadata {} on a kept stored-format system entry is normalised away, as for messages."""
+    # the adapter reports content.metadata {} as none (as for messages): both sides normalised
+    from guardspec.mastra_normalise import normalise_observation
+
+    entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
+    out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})
+    assert out["list"]["untagged"][0]["content"] == {"format": 2, "parts": [{"type": "text", "text": "a"}]}

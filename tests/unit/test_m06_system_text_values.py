@@ -1,5 +1,5 @@
 """M6/M12 system text that is not a plain string: what ``addSystem`` stores (AI SDK v5 path) and
-what the model receives, for getters and other values (docs/mastra-measurements.md §k k16-k17).
+what the model receives, for getters and other values (docs/mastra-measurements.md, M6.1 and M12.2).
 
 Every expected value is the output of probe ``adapters/mastra/probes/k-system-text-values.mjs``
 on real Mastra 1.71.0 (quoted in each test), not the model's own output.
@@ -27,7 +27,8 @@ def _stored(*content):
 
 
 # probe: `getter v5 addSystem: {"stored":["note-00"],"sent":["note-00"]}`
-def test_k16_a_getter_text_is_stored_as_its_value():
+# evidence: M6.1
+def test_a_getter_text_is_stored_as_its_value():
     """M6.1: on the v5 path a text getter is read and its value stored."""
     assert _stored(_text_obj(Accessor("get-t", "note-00"))) == ["note-00"]
     assert _stored(TextPart(Accessor("get-t", "note-00"))) == ["note-00"]
@@ -35,6 +36,7 @@ def test_k16_a_getter_text_is_stored_as_its_value():
 
 # probe: `obj v5 addSystem: {"stored":["[object Object]"]...}`, `arr ...: ["a,,b"]`, `num: ["1"]`,
 # `bool: ["true"]`, `big: ["5"]`, `getterObj: ["[object Object]"]`, `two: ["a\n[object Object]"]`
+# evidence: M6.1
 @pytest.mark.parametrize(
     "content, stored",
     [
@@ -47,13 +49,14 @@ def test_k16_a_getter_text_is_stored_as_its_value():
         ((TextPart("a"), TextPart(obj())), "a\n[object Object]"),
     ],
 )
-def test_k16_other_text_values_are_joined_as_javascript_strings(content, stored):
+def test_other_text_values_are_joined_as_javascript_strings(content, stored):
     """M6.1, M14.3: other text values are stored as String of them, joined by newlines."""
     assert _stored(*content) == [stored]
 
 
 # probe: `textFile v5: ["a"]`, `textTool v5: ["a"]`, `textReasoning v5: ["a"]`, `nulPart v5: ["a"]`
-def test_k16_parts_that_are_not_text_are_left_out_of_the_stored_text():
+# evidence: M6.1
+def test_parts_that_are_not_text_are_left_out_of_the_stored_text():
     """M6.1: file, tool, reasoning and null elements add no text on the v5 path."""
     tool = ToolPart("c", "n", ToolState.CALL, obj())
     assert _stored(TextPart("a"), FilePart("aGk=", "text/plain")) == ["a"]
@@ -64,11 +67,12 @@ def test_k16_parts_that_are_not_text_are_left_out_of_the_stored_text():
 
 # probe: `nul v5 addSystem: INVALID_SYSTEM_MESSAGE_FORMAT`, `undef ...`, `onlyFile ...`,
 # `emptyText ...`; `{role: 'system', content: ''}` likewise (adapter run: failed)
+# evidence: M6.1
 @pytest.mark.parametrize(
     "content",
     [(TextPart(None),), (TextPart(UNDEFINED),), (FilePart("aGk=", "text/plain"),), (TextPart(""),), ""],
 )
-def test_k16_no_text_at_all_is_refused(content):
+def test_a_system_message_with_no_text_at_all_is_refused(content):
     """M6.5: a system message whose v5 text comes out empty is refused."""
     with pytest.raises(MastraError) as e:
         ml.add_system(MessageList(), SystemMessage(content))
@@ -77,7 +81,8 @@ def test_k16_no_text_at_all_is_refused(content):
 
 # probe: `getterThrows v5 addSystem: Error: getter throws`, `sym v5 addSystem: TypeError: Cannot
 # convert a Symbol value to a string`
-def test_k16_a_throwing_getter_or_a_symbol_throws():
+# evidence: M6.1
+def test_a_throwing_getter_or_a_symbol_text_throws():
     """M6.1, M14.1: a throwing text getter or a symbol text makes addSystem throw."""
     with pytest.raises(MastraError) as e:
         _stored(_text_obj(Accessor("get-x", throws=True)))
@@ -89,7 +94,8 @@ def test_k16_a_throwing_getter_or_a_symbol_throws():
 
 # probe: `getter v4 addSystem: {"stored":[["getter"]],"sent":["note-00"]}` and
 # `getter v5/v4 replaceAll sent: ["note-00"]`
-def test_k17_a_kept_getter_stays_a_getter_and_the_model_receives_its_value():
+# evidence: M12.2
+def test_a_kept_getter_stays_a_getter_and_the_model_receives_its_value():
     """M6.2, M12.2: a kept entry keeps its getter, and the prompt reads it."""
     getter = Accessor("get-t", "note-00")
     lst = ml.add_system(MessageList(), SystemMessage((TextPart(getter),), experimental_provider_metadata=None))

@@ -10,6 +10,8 @@ from guardspec.model.values import UNDEFINED, JsObject, obj
 from guardspec.reference import run
 
 from conftest import list_message, scenario, stored, stored_message, tool, tool_parts
+import pytest
+from raw_json import LOOP_NAMES, mapped_lookup_call, wrapped_result_call
 
 MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
 PARIS = obj(city="Paris")
@@ -123,3 +125,64 @@ def test_m11_pass_through_caches_the_output_on_the_folded_message():
     want = obj(type="text", value='mapped:{"city":"Paris"}')
     assert _prompt_tool(obs, "a1").result == want
     assert _cache(tool_parts(stored_message(obs, "a1"))[0]) == want
+
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# evidence: M11.3
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("value, text", [
+    ({"$function": "f"}, "mapped:undefined"), ({"$symbol": "s"}, "mapped:undefined"), ({"$undefined": True}, "mapped:undefined"),
+    ({"$class": "K", "props": {"a": 1}}, 'mapped:{"a":1}'), ({"$number": "NaN"}, "mapped:null"), ("s", 'mapped:"s"'),
+])
+def test_the_text_mapping_writes_json_stringify_of_the_result(loop, value, text):
+    """M11.3: the text mapping writes prefix + JSON.stringify(result), as JavaScript does for values JSON cannot write."""
+    o = mapped_lookup_call("raw", loop, value)
+    assert o["outcome"] == {"kind": "answered"}
+    sent = [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"]
+    assert sent == [{"type": "text", "value": text}]
+
+
+OUTPUT_WRAPPERS = [
+    # (result, sent with a text mapping, sent with a null mapping): the prompt's result as the
+    # observation writes it (a JSON output as its value, any other output as the output itself)
+    ({"type": "text", "value": "note-2"}, {"type": "text", "value": 'mapped:"note-2"'}, {"type": "text", "value": "note-2"}),
+    # an error wrapper is never mapped, and sent as its value
+    ({"type": "error-text", "value": "note-3"}, {"type": "text", "value": "note-3"}, {"type": "text", "value": "note-3"}),
+    ({"value": "note-8", "type": "error-text"}, {"type": "text", "value": "note-8"}, {"type": "text", "value": "note-8"}),
+    ({"type": "error-json", "value": {"e": "note-4"}}, {"e": "note-4"}, {"e": "note-4"}),
+    # a content output is sent as it is; the mapping is given its value
+    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+     {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'}, {"type": "content", "value": [{"type": "text", "text": "note-5"}]}),
+    # three keys: the mapping gets the whole object, the prompt still sends its value
+    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1},
+     {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'}, {"answer": "note-6"}),
+    ({"type": "other", "value": None}, {"type": "text", "value": "mapped:null"}, None),
+    # no value: no wrapper
+    ({"type": "error-text"}, {"type": "text", "value": 'mapped:{"type":"error-text"}'}, {"type": "error-text"}),
+]
+
+
+# evidence: M11.2
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("value, text_mapped, null_mapped", OUTPUT_WRAPPERS)
+def test_a_wrapped_result_is_mapped_and_sent_by_its_value(loop, value, text_mapped, null_mapped):
+    """M11.2: a result that is a {type, value} output wrapper is mapped by its value, and the prompt sends an object holding value as that value."""
+    for kind, sent in (("text", text_mapped), ("null", null_mapped)):
+        o = wrapped_result_call("raw", loop, value, kind)
+        assert o["outcome"] == {"kind": "answered"}
+        assert [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"] == [sent], kind
+
+
+# evidence: M11.2
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+def test_an_error_wrapper_is_not_mapped_so_a_throwing_mapping_never_runs(loop):
+    """M11.2: an error wrapper is never mapped: no cached output, and a throwing mapping never runs."""
+    value = {"type": "error-text", "value": "note-3"}
+    for mode in ("raw", "guarded"):
+        o = wrapped_result_call(mode, loop, value, "throws", memory=True)
+        assert o["outcome"] == {"kind": "answered"}, mode
+        # no cached output, no mark on the stored part
+        part = next(p for m in o["stored"] for p in m["parts"] if p.get("toolCallId") == "tc1")
+        assert "providerMetadata" not in part, mode

@@ -6,6 +6,8 @@ from guardspec.model.scenario import Mode
 from guardspec.reference import run
 
 from conftest import list_message, list_sources, prompt_lines, scenario, stored, tool, tool_parts
+import pytest
+from raw_json import LOOP_NAMES, NOTE_PARTS, adds, run_normalised
 
 
 def test_m12_prompt_is_system_messages_then_messages_by_created_at():
@@ -179,3 +181,38 @@ def test_m12_a_merged_reply_is_stamped_on_the_list_after_the_thread_was_saved():
     saved = next(m for m in obs.stored if m.id == "a1")
     assert all(p.created_at is not None for p in listed.parts)
     assert any(p.created_at is None for p in saved.parts)
+# -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
+# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+
+
+# adapter runs (a processor adds a0 [text] as response with this metadata, no caller
+# message, so the reply merges into a0; each loop, memory on): the merged message's metadata, list
+# and stored alike, once the normalisation dropped Mastra's modelId/provider (None: none left)
+# evidence: M12.12
+@pytest.mark.parametrize("metadata, merged", [
+    ("ab", {"0": "a", "1": "b"}), (["x", "y"], {"0": "x", "1": "y"}), ([], None), (3, None), (True, None), (None, None), ("", None),
+    ({"k": "v"}, {"k": "v"}), ({"$class": "K", "props": {"a": 1}}, {"a": 1}), ({"$class": "K"}, None),
+    ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}), ({"$bigint": "5"}, None), ({"$function": "fn-a"}, None),
+])
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+def test_the_reply_merging_into_a_message_spreads_its_metadata(loop, metadata, merged):
+    """M12.12: the reply merging into a message spreads that message's metadata, listed and stored alike."""
+    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": NOTE_PARTS, "metadata": metadata}
+    o = run_normalised(loop, [adds([a0], "response")])
+    assert o["outcome"] == {"kind": "answered"}
+    stored = o["stored"][0]
+    assert stored["id"] == "a0" and len(stored["parts"]) == 2
+    assert stored.get("metadata") == merged
+    if loop != "durable":  # the durable loop reports no list
+        assert o["list"]["messages"][0]["message"].get("metadata") == merged
+
+
+# evidence: M12.12
+@pytest.mark.parametrize("metadata, merged", [("ab", {"0": "a", "1": "b"}), (3, None), ({"$class": "K", "props": {"a": 1}}, {"a": 1})])
+@pytest.mark.parametrize("loop", ["generate", "stream"])
+def test_without_memory_the_merged_reply_spreads_the_listed_metadata_alike(loop, metadata, merged):
+    """M12.12: without memory the listed message's metadata is spread alike."""
+    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": NOTE_PARTS, "metadata": metadata}
+    o = run_normalised(loop, [adds([a0], "response")], memory=False)
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["list"]["messages"][0]["message"].get("metadata") == merged
