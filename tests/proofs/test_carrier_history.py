@@ -109,7 +109,7 @@ def test_i4_and_g11_are_proven_with_stored_results_beside_the_outcome():
 
 
 @pytest.mark.parametrize("mutant", ["stored_result_mapped", "mapped_history_not_reread"])
-def test_the_issue_9_mapping_mutants_are_refuted_with_a_stored_result_beside_the_outcome(mutant):
+def test_the_mapping_mutants_are_refuted_by_i4_with_a_stored_result_beside_the_outcome(mutant):
     kill = refute_mutant(mutant, Scope(3, 2, 2), timeout=600)
     assert kill is not None and kill.name == "I4"
     assert kill.under_mutant and not kill.without
