@@ -1,13 +1,16 @@
 # Two commands work on a fresh machine: `make verify` and `make test`.
 # Both set everything up first: a virtual environment with guardspec installed, and the
 # Mastra adapter's npm packages from its lockfile.
+#
+# The inner loop: `make unit` (no Node, no browser, nothing slow; the quick `dev` Hypothesis
+# profile) and `make check` (ruff and mypy). CI runs `make check` then `make test`.
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 ADAPTER := adapters/mastra
 
-.PHONY: setup browser verify test report bench clean
+.PHONY: setup browser verify check lint typecheck unit test report bench clean
 
 setup: $(VENV)/.installed $(ADAPTER)/node_modules/.installed
 
@@ -34,8 +37,30 @@ browser:
 		|| echo "browser: apt-get could not install chromium; the report's browser test will skip"; \
 	else echo "browser: no chromium, and no apt-get as root to install it; the report's browser test will skip"; fi
 
+# mypy sees the installed layout (guardspec.model is model/, ...) through a tree of links,
+# as the editable install's import hook is invisible to it.
+TYPING := build/typing
+TYPED := -p guardspec.model -p guardspec.reference -p guardspec.properties.invariants
+
+check: lint typecheck
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: setup
+	@rm -rf $(TYPING) && mkdir -p $(TYPING)/guardspec
+	@for e in src/guardspec/*; do ln -s "$(CURDIR)/$$e" $(TYPING)/guardspec/; done
+	@for p in model reference properties; do ln -s "$(CURDIR)/$$p" $(TYPING)/guardspec/$$p; done
+	MYPYPATH=$(TYPING) $(VENV)/bin/mypy --config-file pyproject.toml $(TYPED)
+
+# Everything that needs neither Node, nor Chromium, nor minutes: the inner loop.
+unit: setup
+	GUARDSPEC_PROFILE=$${GUARDSPEC_PROFILE:-dev} $(PY) -m pytest -n 2 -m "not node and not browser and not slow"
+
+# The whole suite on two workers.
 test: setup browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 report: setup
 	$(VENV)/bin/guardspec report --out report

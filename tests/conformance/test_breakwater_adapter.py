@@ -51,6 +51,7 @@ def _scenario(loop: str = "generate", actor: dict | None = ACTOR, **agent: objec
     }
 
 
+@pytest.mark.node
 @needs_node
 def test_without_a_build_it_exits_2_naming_what_it_needs() -> None:
     env = {k: v for k, v in os.environ.items() if k != "BREAKWATER_MODULE"}
@@ -59,6 +60,7 @@ def test_without_a_build_it_exits_2_naming_what_it_needs() -> None:
     assert "BREAKWATER_MODULE" in err and "createGuardedAgent" in err
 
 
+@pytest.mark.node
 @needs_node
 def test_a_build_that_does_not_exist_exits_2(tmp_path) -> None:
     env = {**os.environ, "BREAKWATER_MODULE": str(tmp_path / "missing.mjs")}
@@ -66,6 +68,7 @@ def test_a_build_that_does_not_exist_exits_2(tmp_path) -> None:
     assert code == 2 and "no such file" in err
 
 
+@pytest.mark.node
 @needs_build
 def test_hello_declares_guarded_mode_and_its_fields() -> None:
     code, replies, err = _session([{"kind": "hello"}, {"kind": "stop"}])
@@ -76,6 +79,7 @@ def test_hello_declares_guarded_mode_and_its_fields() -> None:
     assert "read" in hello["fields"]["guarded"]["generate"] and "list" not in hello["fields"]["guarded"]["durable"]
 
 
+@pytest.mark.node
 @needs_build
 @pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
 def test_an_allowed_actor_is_answered_after_one_authorize_event(loop: str) -> None:
@@ -87,6 +91,7 @@ def test_an_allowed_actor_is_answered_after_one_authorize_event(loop: str) -> No
     assert len(obs["prompts"]) == 1
 
 
+@pytest.mark.node
 @needs_build
 def test_a_role_outside_the_allowlist_is_refused_by_the_direct_gate_on_generate() -> None:
     reply = _run(_scenario(actor={"id": "vic", "role": "viewer", "kind": "human"}))
@@ -101,6 +106,7 @@ def test_a_role_outside_the_allowlist_is_refused_by_the_direct_gate_on_generate(
     assert reply["observation"]["prompts"] == []
 
 
+@pytest.mark.node
 @needs_build
 def test_a_deny_pattern_in_the_input_refuses_and_shows_what_was_read() -> None:
     scenario = _scenario(policies=[{"kind": "denyPatterns", "name": "no-hello", "patterns": ["hello"]}])
@@ -113,6 +119,7 @@ def test_a_deny_pattern_in_the_input_refuses_and_shows_what_was_read() -> None:
     assert (denied["action"], denied["decision"], denied["detail"]["policy"]) == ("agent.input.policy", "denied", "no-hello")
 
 
+@pytest.mark.node
 @needs_build
 def test_an_unknown_role_in_the_allowlist_is_a_type_error_at_construction() -> None:
     reply = _run({"guardspec": 1, "agent": {"allowedRoles": ["user"]}, "call": {"messages": [USER], "actor": ACTOR}})
@@ -120,6 +127,7 @@ def test_an_unknown_role_in_the_allowlist_is_a_type_error_at_construction() -> N
     assert reply["observation"]["outcome"]["error"].startswith("TypeError")
 
 
+@pytest.mark.node
 @needs_build
 def test_the_pytest_plugin_runs_every_guarded_vector_on_breakwater(tmp_path) -> None:
     """The README's command for Breakwater's maintainers: one item per guarded vector and one
@@ -148,6 +156,7 @@ def test_the_pytest_plugin_runs_every_guarded_vector_on_breakwater(tmp_path) -> 
     assert counts.get("passed", 0) + counts.get("failed", 0) >= items - raw_only, proc.stdout[-2000:]
 
 
+@pytest.mark.node
 @needs_build
 def test_breakwater_and_the_shared_compiler_use_one_mastra_core() -> None:
     """A TripWire thrown by the shared processor compiler is Breakwater's TripWire (one
@@ -159,6 +168,7 @@ def test_breakwater_and_the_shared_compiler_use_one_mastra_core() -> None:
     assert [e["action"] for e in obs["audit"]] == ["agent.input.authorize"]
 
 
+@pytest.mark.node
 @needs_build
 def test_a_caller_system_message_is_a_type_error_on_the_durable_loop_too() -> None:
     """G1 on durable: the adapter, as the host Breakwater asks for, refuses it before the run."""
@@ -185,6 +195,7 @@ def test_every_known_discrepancy_cites_a_recorded_finding() -> None:
         assert m and m.group(1) in findings, k["reason"]
 
 
+@pytest.mark.node
 @needs_build
 @pytest.mark.parametrize(
     "data, origins, reason",
@@ -205,6 +216,7 @@ def test_the_input_assets_gate_refuses_a_file_url_with_one_asset_event(data: str
     assert obs["prompts"] == []
 
 
+@pytest.mark.node
 @needs_build
 @pytest.mark.parametrize("loop", ["generate", "durable"])
 def test_breakwater_runs_on_the_scenarios_clock(loop: str) -> None:
@@ -222,6 +234,7 @@ def test_breakwater_runs_on_the_scenarios_clock(loop: str) -> None:
     assert 4242 <= reply["createdAt"] < 4252
 
 
+@pytest.mark.node
 @needs_build
 def test_two_processors_re_adding_one_literal_in_turn_change_it_once() -> None:
     """G9 on the scenario's clock (seed 8413 case 175): p1 and p2 each remove ``u0`` and add

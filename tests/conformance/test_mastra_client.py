@@ -8,7 +8,7 @@ import pytest
 
 from guardspec.mastra.client import AdapterCrashed, AdapterTimeout, MastraClient, adapter_available, repo_root
 
-pytestmark = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
+pytestmark = [pytest.mark.node, pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")]
 
 
 def _schemas():

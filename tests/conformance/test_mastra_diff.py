@@ -38,6 +38,8 @@ def ci_run():
     return md.run_diff(ops=2000, scenarios=300, seed=0, jobs=2, shrink_seconds=10)
 
 
+@pytest.mark.slow
+@pytest.mark.node
 @needs_mastra
 def test_op_sequences_agree(ci_run) -> None:
     ops = ci_run.ops
@@ -46,12 +48,16 @@ def test_op_sequences_agree(ci_run) -> None:
     assert ops.counts == {"agree": ops.cases}, {s: f.line for s, f in ops.found.items()}
 
 
+@pytest.mark.slow
+@pytest.mark.node
 @needs_mastra
 def test_the_op_sequences_census_has_no_zero(ci_run) -> None:
     """Issue 10 point 3: every op kind, source and message shape of the ops protocol is made."""
     assert ci_run.ops.census.scenarios == ci_run.ops.cases and ci_run.ops.census.zeros() == []
 
 
+@pytest.mark.slow
+@pytest.mark.node
 @needs_mastra
 def test_raw_scenarios_agree(ci_run) -> None:
     raw = ci_run.raw
@@ -59,6 +65,8 @@ def test_raw_scenarios_agree(ci_run) -> None:
     assert raw.counts == {"agree": raw.cases}, {s: f.line for s, f in raw.found.items()}
 
 
+@pytest.mark.slow
+@pytest.mark.node
 @needs_mastra
 def test_raw_scenarios_cover_the_three_loops(ci_run) -> None:
     raw = ci_run.raw
@@ -111,6 +119,7 @@ def test_a_candidate_that_is_not_an_op_sequence_is_rejected() -> None:
 # -- the command ------------------------------------------------------------------------------------
 
 
+@pytest.mark.node
 @needs_mastra
 def test_replay_of_a_saved_op_vector(tmp_path: Path) -> None:
     vec = tmp_path / "v.json"
@@ -121,6 +130,7 @@ def test_replay_of_a_saved_op_vector(tmp_path: Path) -> None:
     assert md.main([str(tmp_path / "bad.json")]) == 2
 
 
+@pytest.mark.node
 @needs_mastra
 def test_cli_shows_progress_and_ends_with_its_summary(tmp_path: Path) -> None:
     from guardspec.commands.mastra_cmds import mastra_diff_cmd, mastra_replay_cmd

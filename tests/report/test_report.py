@@ -90,6 +90,8 @@ def test_lines_and_branches_are_counted_per_clause(tmp_path: Path, monkeypatch: 
 # -- the report itself --------------------------------------------------------------------------
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_every_clause_has_a_coverage_row(report: Path) -> None:
     data = json.loads((report / "report.json").read_text())
     assert [c["clause"] for c in data["coverage"]] == tr.CLAUSES
@@ -108,6 +110,8 @@ def test_every_clause_has_a_coverage_row(report: Path) -> None:
             assert "no line exercised" in md.split(f"\n| {c['clause']} ", 1)[1].split("\n", 1)[0]
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_report_holds_measured_results(report: Path) -> None:
     data = json.loads((report / "report.json").read_text())
     # the raw counterexamples I12 predicts are found and replayed, and drawn
@@ -133,6 +137,8 @@ def test_report_holds_measured_results(report: Path) -> None:
     assert said in (report / "report.md").read_text() and said in (report / "report.html").read_text()
 
 
+@pytest.mark.node
+@pytest.mark.slow
 def test_page_is_one_static_file(report: Path) -> None:
     html = (report / "report.html").read_text()
     page = headless.anchors(html)
@@ -154,6 +160,7 @@ def chromium() -> str:
     return exe
 
 
+@pytest.mark.browser
 def test_console_check_sees_an_error(chromium: str, tmp_path: Path) -> None:
     page = tmp_path / "bad.html"
     page.write_text('<html><body><p>x</p><script>console.error("guardspec-console-probe")</script></body></html>')
@@ -161,6 +168,7 @@ def test_console_check_sees_an_error(chromium: str, tmp_path: Path) -> None:
     assert any("guardspec-console-probe" in m for m in headless.console_messages(r.stderr)), r.stderr[-2000:]
 
 
+@pytest.mark.browser
 def test_blank_check_sees_a_blank_page(chromium: str, tmp_path: Path) -> None:
     page, shot = tmp_path / "blank.html", tmp_path / "blank.png"
     page.write_text("<html><body style='background:#fff'></body></html>")
@@ -169,6 +177,9 @@ def test_blank_check_sees_a_blank_page(chromium: str, tmp_path: Path) -> None:
     assert var < 1 and share == 0
 
 
+@pytest.mark.node
+@pytest.mark.slow
+@pytest.mark.browser
 def test_page_renders_in_chromium(report: Path, chromium: str, tmp_path: Path) -> None:
     url = (report / "report.html").as_uri()
     r = headless.run(chromium, url, "--dump-dom")
