@@ -56,11 +56,11 @@ typecheck: setup
 
 # Everything that needs neither Node, nor Chromium, nor minutes: the inner loop.
 unit: setup
-	GUARDSPEC_PROFILE=$${GUARDSPEC_PROFILE:-dev} $(PY) -m pytest -n 2 -m "not node and not browser and not slow"
+	GUARDSPEC_PROFILE=$${GUARDSPEC_PROFILE:-dev} $(PY) -m pytest -n 2 --dist loadgroup -m "not node and not browser and not slow"
 
-# The whole suite on two workers.
+# The whole suite on two workers; a module's costly fixture stays on one (xdist_group).
 test: setup browser
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 report: setup
 	$(VENV)/bin/guardspec report --out report

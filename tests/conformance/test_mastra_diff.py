@@ -22,6 +22,8 @@ from guardspec.mastra.client import adapter_available
 from guardspec.mastra.ops_judge import judge_ops, model_ops_observation
 from guardspec.mastra.ops import ops_to_wire, wire_to_ops
 
+# the campaign (ci_run) runs once per worker that runs a test needing it: keep them on one worker
+pytestmark = pytest.mark.xdist_group("mastra-diff")
 needs_mastra = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
 
 ADD_M1 = [{"op": "add", "messages": [{"id": "m1", "role": "user", "createdAt": 1000, "content": {"format": 2, "parts": [{"type": "text", "text": "one"}]}}], "source": "input"},

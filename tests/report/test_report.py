@@ -22,6 +22,9 @@ from guardspec.report.coverage import measuring, per_clause
 
 # one refuted by z3 at the report's bound, one killed by a prompt property, one added by the
 # Breakwater work (its z3 status may change as the scope grows; the test does not assume it)
+# the report is made once per worker that runs a test needing it: keep them on one worker
+pytestmark = pytest.mark.xdist_group("report")
+
 CHOSEN = ("refusal_keeps_input", "system_parts_read_apart", "null_system_entries_skipped")
 SECTIONS = ("chain", "coverage", "checks", "proofs", "mutants", "differential", "findings", "timelines")
 
