@@ -18,9 +18,9 @@ import {
   listView,
   storedView,
   errorText,
-  settle,
   isTitleRequest,
 } from '../../mastra/lib/scenario.mjs';
+import { runCompletion } from '../../mastra/lib/completion.mjs';
 
 const ACTOR_KEY = 'breakwater.actor';
 const DENIED = /^GuardedAgent authorization denied: ([\s\S]*)$/;
@@ -95,8 +95,8 @@ const RealDate = globalThis.Date;
 /** Runs fn with `Date.now()` and `new Date()` reading the scenario's clock, `now` (SPEC M2: the
  * model stamps with it), so that two adds of one run fall on the same stamp as they do in the
  * model, whatever the wall clock did between them. Requests are answered one at a time
- * (lib/serve.mjs), so the global is this run's alone; waits time themselves with
- * performance.now() (settle). */
+ * (lib/serve.mjs), so the global is this run's alone; the wait for the run's end
+ * (runCompletion) is a timer, not a clock reading. */
 async function onScenarioClock(now, fn) {
   if (!Number.isFinite(now)) return fn();
   function ScenarioDate(...args) {
@@ -135,6 +135,8 @@ async function runOnClock(scenario, call, bw) {
     return { status: 'skipped', reason: `the scenario's threads cannot be saved to Mastra's InMemoryStore (${err?.message ?? err})` };
   }
   const { storage, memory } = seeded;
+  const completion = runCompletion();
+  completion.memory(memory);
 
   const events = [];
   const reads = [];
@@ -178,7 +180,7 @@ async function runOnClock(scenario, call, bw) {
       if (typeof bw.assertNoGuardedSystemMessages === 'function') bw.assertNoGuardedSystemMessages(messages);
       const durable = createDurableAgent({ agent });
       const mastra = new Mastra({ agents: { [agentSpec.id]: durable }, storage, logger: false });
-      outcome = outcomeOfResult(await mastra.getAgentById(agentSpec.id).generate(messages, options));
+      outcome = outcomeOfResult(await completion.durable(mastra.getAgentById(agentSpec.id)).generate(messages, options));
     } else {
       const full = loop === 'generate'
         ? await agent.generate(messages, options)
@@ -194,8 +196,8 @@ async function runOnClock(scenario, call, bw) {
   } catch (err) {
     outcome = outcomeOfThrow(err);
   }
-  // durable finalisation (saves) runs after generate() resolves
-  if (loop === 'durable') await settle(memory, call.memory?.thread, model, { titled: Boolean(bound && agentSpec.memory?.generateTitle) });
+  // the durable finalisation (saves, title) ends after generate() resolves
+  await completion.done();
 
   const observation = { guardspec: 1, outcome, audit: events };
   observation.prompts = model.calls.filter(c => !isTitleRequest(c.prompt)).map(c => promptFromMastra(c.prompt));

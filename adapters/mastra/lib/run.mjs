@@ -17,9 +17,9 @@ import {
   listView,
   storedView,
   errorText,
-  settle,
   isTitleRequest,
 } from './scenario.mjs';
+import { runCompletion } from './completion.mjs';
 
 const isObj = v => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -171,6 +171,8 @@ export async function runScenario(req) {
   const ctx = newValueContext();
   const model = modelFor(call);
   const { storage, memory } = await seededMemory(scenario, ctx, agentSpec.memory?.generateTitle === true);
+  const completion = runCompletion();
+  completion.memory(memory);
 
   const seen = { list: null };
   const processors = [rbacProcessor(agentSpec, call.actor, seen), ...agentSpec.processors.map(p => compileProcessor(p, ctx))];
@@ -199,7 +201,7 @@ export async function runScenario(req) {
   if (loop === 'durable') {
     const agent = new Agent({ ...agentConfig, durable: true });
     const mastra = new Mastra({ agents: { [agentSpec.id]: agent }, storage, logger: silentLogger });
-    const registered = mastra.getAgentById(agentSpec.id);
+    const registered = completion.durable(mastra.getAgentById(agentSpec.id));
     let out;
     try {
       out = await registered.generate(messages, callOptions);
@@ -209,11 +211,9 @@ export async function runScenario(req) {
     } catch (err) {
       outcome = { kind: 'failed', error: errorText(err) };
     }
-    // finalisation (saves, title) runs after generate() resolves: wait until storage and the
-    // model have been idle for a while
-    await settle(memory, call.memory?.thread, model, { titled: Boolean(bound && agentSpec.memory?.generateTitle) });
   } else {
     const agent = new Agent(agentConfig);
+    callOptions.serverless = { waitUntil: completion.waitUntil };
     try {
       let full;
       if (loop === 'generate') full = await agent.generate(messages, callOptions);
@@ -230,8 +230,9 @@ export async function runScenario(req) {
     } catch (err) {
       outcome = { kind: 'failed', error: errorText(err) };
     }
-    if (bound && agentSpec.memory?.generateTitle) await settle(memory, bound.thread, model, { titled: true });
   }
+  // the durable finalisation (saves, title) and the standard loop's title end after the call
+  await completion.done();
   observation.outcome = outcome;
   observation.prompts = model.calls.filter(c => !isTitleRequest(c.prompt)).map(c => promptFromMastra(c.prompt));
   if (call.memory) {

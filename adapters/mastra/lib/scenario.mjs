@@ -131,37 +131,3 @@ export function errorText(err) {
   if (err?.id) return String(err.id);
   return `${err?.name ?? 'Error'}: ${String(err?.message ?? err).split('\n')[0]}`;
 }
-
-export const sleep = t => new Promise(r => setTimeout(r, t));
-
-/**
- * Wait until the thread's stored state and the model's call count stop changing. With `titled`
- * (titles on for a bound thread), the quiet spell lasts `titleQuietMs` until the model has been
- * asked for a title: under load the title request can come later than a short quiet spell after
- * the save (seen as a missing durable title at load 4-5, seed 20261312 case 3), while a call that
- * asks for none (k33) must still end.
- */
-export async function settle(memory, threadId, model, { quietMs = 60, maxMs = 3000, titled = false, titleQuietMs = 500 } = {}) {
-  const snap = async () => {
-    const calls = model.calls.length;
-    if (!threadId) return `${calls}`;
-    const t = await memory.getThreadById({ threadId });
-    const { messages } = t ? await memory.recall({ threadId, perPage: false }) : { messages: [] };
-    return `${calls}|${t?.title ?? ''}|${messages.map(m => m.id + JSON.stringify(m.content?.parts ?? []).length).join(',')}`;
-  };
-  // performance.now(), not Date.now(): a caller may run Mastra with Date pinned to the
-  // scenario's clock (adapters/breakwater), and this wait must still end
-  const start = performance.now();
-  let last = await snap();
-  let since = performance.now();
-  while (performance.now() - start < maxMs) {
-    await sleep(10);
-    const now = await snap();
-    if (now !== last) {
-      last = now;
-      since = performance.now();
-    } else if (performance.now() - since >= (titled && !model.calls.some(c => isTitleRequest(c.prompt)) ? titleQuietMs : quietMs)) {
-      return;
-    }
-  }
-}
