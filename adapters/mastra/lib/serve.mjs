@@ -1,6 +1,8 @@
 // The JSON-lines loop of protocol v1 (docs/protocol.md): one request per line, answered in order;
 // a run is asynchronous, so requests are chained. `handle(line)` never throws and returns
-// {reply, stop}.
+// {reply, stop}. Every reply but stop's carries `busyMs`: the wall time from taking its line up
+// (once the previous reply is written, so time spent queued behind it is not counted) to writing
+// its reply.
 import { createInterface } from 'node:readline';
 
 export function serveLines(handle, writeLine) {
@@ -11,7 +13,9 @@ export function serveLines(handle, writeLine) {
     if (line.trim() === '' || stopping) return;
     chain = chain.then(async () => {
       if (stopping) return;
+      const start = performance.now();
       const { reply, stop } = await handle(line);
+      if (!stop) reply.busyMs = Math.round((performance.now() - start) * 10) / 10;
       try {
         writeLine(reply);
       } catch (err) {

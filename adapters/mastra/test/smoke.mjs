@@ -42,7 +42,8 @@ const db = (id, role, createdAt, parts) => ({ id, role, createdAt, content: { fo
 const text = t => ({ type: 'text', text: t });
 
 test('hello names the implementation', async () => {
-  const reply = await send({ id: 'h', kind: 'hello' });
+  const { busyMs, ...reply } = await send({ id: 'h', kind: 'hello' });
+  assert.equal(typeof busyMs, 'number');
   assert.deepEqual(reply, {
     id: 'h', status: 'ok', implementation: 'mastra', version: '1.71.0', protocol: 1,
     kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'],
@@ -117,6 +118,15 @@ test('malformed lines are answered, not fatal', async () => {
   assert.equal(unknown.status, 'skipped');
   const still = await send({ id: 'after', kind: 'hello' });
   assert.equal(still.status, 'ok');
+});
+
+test('a run reply carries the time the adapter spent on it', async () => {
+  const reply = await send({
+    id: 'r', kind: 'run', mode: 'raw',
+    scenario: { agent: {}, call: { loop: 'generate', actor: { id: 'u', role: 'operator' }, messages: ['hi'] } },
+  });
+  assert.equal(reply.status, 'ok');
+  assert.ok(Number.isFinite(reply.busyMs) && reply.busyMs > 0);
 });
 
 test('stop ends the process cleanly', async () => {
