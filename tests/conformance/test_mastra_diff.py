@@ -156,7 +156,7 @@ def test_generated_ids_are_numbered_over_the_compared_fields_only():
     # the model reports a durable list, the adapter does not; the
     # list's generated ids must not shift the numbering of the stored reply
     from guardspec.conformance.compare import differences
-    from guardspec.mastra_diff import MASTRA_COMPARISON
+    from guardspec.mastra.diff import MASTRA_COMPARISON
 
     sj = {"call": {"messages": []}}
     reply = {"id": "reply-1", "role": "assistant", "createdAt": 5, "parts": []}

@@ -3,7 +3,7 @@ for the clause tests whose expected values are real Mastra's answers to the same
 (docs/mastra-measurements.md): the builders they share."""
 
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 
 OPERATOR = {"id": "alice", "role": "operator"}
 

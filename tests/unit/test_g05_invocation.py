@@ -12,7 +12,7 @@ from guardspec.reference import run
 
 from conftest import LOOPS, events, list_sources, prompt_lines, scenario, stored, stored_ids
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0
 
 EMPTY = Return(ArrayOf(base="empty"))

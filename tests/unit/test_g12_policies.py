@@ -10,7 +10,7 @@ from guardspec.reference import run
 
 from conftest import events, scenario, tool
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 import pytest
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES, wrapped_result_call
 

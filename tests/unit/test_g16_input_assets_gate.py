@@ -16,7 +16,7 @@ from guardspec.reference.urls import parse_url
 
 from conftest import LOOPS, events, scenario, stored, tool
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 
 GATE = "breakwater-input-assets"

@@ -4,7 +4,7 @@ from guardspec.model.messages import Source, assistant, user
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 import pytest
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 

@@ -7,7 +7,7 @@ from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalised
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT

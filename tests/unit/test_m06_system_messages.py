@@ -193,7 +193,7 @@ def test_a_kept_stored_format_system_entry_keeps_its_messages_metadata():
 def test_empty_metadata_on_a_kept_system_entry_counts_as_none():
     """M6.6: metadata {} on a kept stored-format system entry is normalised away, as for messages."""
     # the adapter reports content.metadata {} as none (as for messages): both sides normalised
-    from guardspec.mastra_normalise import normalise_observation
+    from guardspec.mastra.normalise import normalise_observation
 
     entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
     out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})

@@ -6,7 +6,8 @@ import pytest
 from raw_json import NOTE_PART, message, observe, observe_call, observe_with_memory, run_normalised, user_file_message
 
 from guardspec.model.values import JsFunction
-from guardspec.reference.model_step import file_data_string, received_data, redacted_url
+from guardspec.reference.downloads import file_data_string, received_data
+from guardspec.reference.urls import redacted_url
 
 
 # evidence: M12.10

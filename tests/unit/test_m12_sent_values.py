@@ -6,7 +6,7 @@ import pytest
 from raw_json import LOOP_NAMES, NOTE_PARTS, adds, message, observe, observe_call, observe_with_memory, run_normalised
 
 from guardspec.model.values import UNDEFINED, JsSymbol, obj
-from guardspec.reference.model_step import received_data
+from guardspec.reference.downloads import received_data
 
 
 # probe k-prompt-file-data (assistant message): obj → "[object Object]", 1 → "1",

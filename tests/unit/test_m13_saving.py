@@ -18,7 +18,7 @@ from raw_json import (
 )
 
 from guardspec.conformance.cases import model_observation
-from guardspec.mastra_normalise import normalise_observation
+from guardspec.mastra.normalise import normalise_observation
 
 PENDING_CALL = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "partial-call", "args": {"q": "note-20"}}
 
