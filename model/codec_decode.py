@@ -107,7 +107,11 @@ def message_from_json(j: dict) -> Message:
 
 
 def _is_part_list(c: Any) -> bool:
-    return isinstance(c, list) and bool(c) and all(isinstance(p, dict) and p.get("type") in _PART_BY_TYPE and not any(k.startswith("$") for k in p) for p in c)
+    return (
+        isinstance(c, list)
+        and bool(c)
+        and all(isinstance(p, dict) and p.get("type") in _PART_BY_TYPE and not any(k.startswith("$") for k in p) for p in c)
+    )
 
 
 def system_from_json(j: Any) -> SystemMessage:
@@ -118,7 +122,9 @@ def system_from_json(j: Any) -> SystemMessage:
     c = j.get("content", {"$undefined": True})
     if isinstance(c, dict) and set(c) - {"metadata"} == {"format", "parts"} and c["format"] == 2 and isinstance(c["parts"], list):
         stored = tuple(part_from_json(p) for p in c["parts"])
-        return SystemMessage(stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True, metadata=_undef(c, "metadata"))
+        return SystemMessage(
+            stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True, metadata=_undef(c, "metadata")
+        )
     content: Any = tuple(part_from_json(p) for p in c) if _is_part_list(c) else value_from_json(c)
     return SystemMessage(content, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"))
 
@@ -369,4 +375,13 @@ def register() -> None:
         converter.register_structure_hook(cls, hook)
 
 
-__all__ = ["HOOKS", "caller_from_json", "entry_from_json", "message_from_json", "part_from_json", "register", "system_from_json", "value_from_json"]
+__all__ = [
+    "HOOKS",
+    "caller_from_json",
+    "entry_from_json",
+    "message_from_json",
+    "part_from_json",
+    "register",
+    "system_from_json",
+    "value_from_json",
+]

@@ -17,6 +17,7 @@ from .messages import FilePart, ImagePart, Message, ReasoningPart, SystemMessage
 from .observation import Answered, AuditEvent, Failed, ListMessage, ListView, Outcome, PromptEntry, Refused
 from .values import UNDEFINED, Accessor, BigInt, JsFunction, JsObject, JsSymbol, Undefined
 
+
 def _un(v: Any) -> Any:
     # The converter's own dispatch for the types this module registers, looked up directly:
     # encoding is on the oracle's path, and cattrs' per-call dispatch costs a fifth more here.

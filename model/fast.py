@@ -7,7 +7,8 @@ function with one keyword per field that calls the generated ``__init__`` positi
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
 
@@ -22,7 +23,7 @@ def _compile(cls: type) -> Callable[..., Any]:
     args = ", ".join(f"inst.{n} if {n} is _M else {n}" for n in names)
     src = f"def evolve(inst, *, {params}):\n    return cls({args})\n"
     ns: dict[str, Any] = {"_M": _MISSING, "cls": cls}
-    exec(src, ns)  # noqa: S102 - generated from the class's own field names
+    exec(src, ns)
     return ns["evolve"]
 
 

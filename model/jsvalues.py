@@ -8,8 +8,9 @@ The one place these notions live: the interpreter (``reference/``) and the invar
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Iterable
+from typing import Any
 
 from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsFunction, JsObject, JsSymbol
 

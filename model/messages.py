@@ -57,9 +57,7 @@ TOOL_RANK = {
     ToolState.OUTPUT_DENIED: 4,
 }
 
-CLIENT_OUTCOME_STATES = frozenset(
-    {ToolState.APPROVAL_RESPONDED, ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED}
-)
+CLIENT_OUTCOME_STATES = frozenset({ToolState.APPROVAL_RESPONDED, ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED})
 
 
 @frozen

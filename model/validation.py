@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -26,14 +26,14 @@ class FormatError(ValueError):
 SCHEMA_NAMES = ("scenario", "observation")
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(name: str) -> dict:
     """A published JSON Schema (``scenario`` or ``observation``)."""
     text = resources.files("guardspec.model").joinpath("schemas", f"{name}.schema.json").read_text()
     return json.loads(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema_registry() -> Any:
     """The published schemas by ``$id``, so that another schema can ``$ref`` them."""
     # referencing comes with jsonschema, whose import costs more than the rest of the model
@@ -58,7 +58,7 @@ def validator_for(root: dict, *extra: dict) -> Any:
     return jsonschema.Draft202012Validator(root, registry=reg)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(name: str) -> Any:
     """The validator of a published schema, by the dialect the schema declares."""
     import jsonschema  # deferred: see schema_registry

@@ -173,9 +173,7 @@ def fingerprint_value(value: Any) -> Any:
     if isinstance(value, tuple):
         return ("a",) + tuple(fingerprint_value(v) for v in value)
     if isinstance(value, JsObject):
-        return ("o",) + tuple(
-            (k, fingerprint_value(v)) for k, v in value.props if v is not UNDEFINED
-        )
+        return ("o",) + tuple((k, fingerprint_value(v)) for k, v in value.props if v is not UNDEFINED)
     if isinstance(value, Accessor):
         return ("get", value.name)
     if isinstance(value, JsFunction):

@@ -9,7 +9,8 @@ state machines, the mutant killer and ``guardspec explore``.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from attrs import evolve, frozen
 
@@ -105,7 +106,9 @@ Check = Callable[[Execution], list]
 
 # Per-call properties, by the name reports use. Order: the ones most specific to a clause first.
 CALL_PROPERTIES: dict[str, Check] = {
-    "I1 refused_call_leaves_threads_intact": lambda ex: inv.refused_call_leaves_threads_intact(ex.scenario, ex.observation, ex.before, ex.after),
+    "I1 refused_call_leaves_threads_intact": lambda ex: inv.refused_call_leaves_threads_intact(
+        ex.scenario, ex.observation, ex.before, ex.after
+    ),
     "I2 refused_call_generates_no_title": lambda ex: inv.refused_call_generates_no_title(ex.scenario, ex.observation, ex.before, ex.after),
     "I3 refused_result_omits_call_messages": lambda ex: inv.refused_result_omits_call_messages(ex.scenario, ex.observation),
     "G13 refused_list_holds_only_history": lambda ex: inv.refused_list_holds_only_history(ex.scenario, ex.observation),
@@ -113,19 +116,27 @@ CALL_PROPERTIES: dict[str, Check] = {
     "I5 processor_failure_gives_one_error_event": lambda ex: inv.processor_failure_gives_one_error_event(ex.scenario, ex.observation),
     "I6 own_abort_refuses_with_own_reason": lambda ex: inv.own_abort_refuses_with_own_reason(ex.scenario, ex.observation),
     "I7 processors_run_once_before_model": lambda ex: inv.processors_run_once_before_model(ex.scenario, ex.observation, ex.stage_names),
-    "I8 returned_memory_input_stays_both": lambda ex: inv.returned_memory_input_stays_both(ex.scenario, ex.observation, ex.read, ex.stages, ex.after),
+    "I8 returned_memory_input_stays_both": lambda ex: inv.returned_memory_input_stays_both(
+        ex.scenario, ex.observation, ex.read, ex.stages, ex.after
+    ),
     "I10 moved_outcome_not_remapped": lambda ex: inv.moved_outcome_not_remapped(ex.scenario, ex.observation, ex.stages),
     "G11 mapping_error_fails_call": lambda ex: inv.mapping_error_fails_call(ex.scenario, ex.observation, ex.stages),
     "I11 same_scenario_same_observation": _i11,
     "G2 refused_call_never_reaches_model": lambda ex: inv.refused_call_never_reaches_model(ex.scenario, ex.observation),
-    "G14 guarded_agent_generates_no_title": lambda ex: inv.guarded_agent_generates_no_title(ex.scenario, ex.observation, ex.before, ex.after),
-    "M9 failed_call_leaves_threads_intact": lambda ex: inv.failed_call_leaves_threads_intact(ex.scenario, ex.observation, ex.before, ex.after),
+    "G14 guarded_agent_generates_no_title": lambda ex: inv.guarded_agent_generates_no_title(
+        ex.scenario, ex.observation, ex.before, ex.after
+    ),
+    "M9 failed_call_leaves_threads_intact": lambda ex: inv.failed_call_leaves_threads_intact(
+        ex.scenario, ex.observation, ex.before, ex.after
+    ),
     "G12 policy_verdict_matches_read": lambda ex: inv.policy_verdict_matches_read(ex.scenario, ex.observation),
     "G15 audit_is_hygienic": lambda ex: inv.audit_is_hygienic(ex.scenario, ex.observation),
     "G3 rbac_decides_as_measured": lambda ex: inv.rbac_decides_as_measured(ex.scenario, ex.observation),
     "G1 context_option_fails_as_measured": lambda ex: inv.context_option_fails_as_measured(ex.scenario, ex.observation),
     "G2 denied_asset_urls_never_reach_model": lambda ex: inv.denied_asset_urls_never_reach_model(ex.scenario, ex.observation),
-    "G2 denied_asset_urls_never_fetched_or_saved": lambda ex: inv.denied_asset_urls_never_fetched_or_saved(ex.scenario, ex.observation, ex.before, ex.after),
+    "G2 denied_asset_urls_never_fetched_or_saved": lambda ex: inv.denied_asset_urls_never_fetched_or_saved(
+        ex.scenario, ex.observation, ex.before, ex.after
+    ),
     "G7 null_system_entries_fail_as_measured": lambda ex: inv.null_system_entries_fail_as_measured(ex.scenario, ex.observation),
     "G7 ai_sdk_system_entries_add_nothing": lambda ex: inv.ai_sdk_system_entries_add_nothing(ex.scenario, ex.observation),
     "G7 identity_processors_change_nothing": _identity,
@@ -194,4 +205,14 @@ def raw_tally(ex: Execution, violations: dict[str, list[str]], moved: bool) -> d
     return out
 
 
-__all__ = ["Execution", "execute", "check_call", "check_sequence", "run_sequence", "CALL_PROPERTIES", "RAW_PROPERTIES", "raw_tally", "Refused"]
+__all__ = [
+    "CALL_PROPERTIES",
+    "RAW_PROPERTIES",
+    "Execution",
+    "Refused",
+    "check_call",
+    "check_sequence",
+    "execute",
+    "raw_tally",
+    "run_sequence",
+]

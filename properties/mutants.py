@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from attrs import evolve, frozen
 from hypothesis import given
 
 from guardspec.model.agent import Allow, DenyPatterns
-from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart
+from guardspec.model.messages import Message, Role, Source, SystemMessage, ToolPart
 from guardspec.model.observation import Refused
 from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow
 from guardspec.model.scenario import Loop
@@ -37,6 +38,7 @@ Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 
 # the old behaviour of each defect found outside the suite (properties/found.py)
 from .found import (  # noqa: E402
+    ai_sdk_system_entry_applied,
     allowed_with_reason,
     context_option_accepted,
     data_uri_read_under_its_own_type,
@@ -45,7 +47,6 @@ from .found import (  # noqa: E402
     mapped_history_not_reread,
     message_metadata_sent,
     null_system_entries_skipped,
-    ai_sdk_system_entry_applied,
     part_provider_options_sent,
     rethrown_tripwire_named_by_processor,
     role_for_every_kind,
@@ -293,46 +294,185 @@ def _history_rewrite_unread(lst, a) -> bool:
 
 _ALL = [
     Mutant("refusal_keeps_input", "G13 S8", "refusal removal leaves the input messages on the list", lambda: _both_removals(input=False)),
-    Mutant("refusal_keeps_responses", "G13 S8", "refusal removal leaves response messages on the list", lambda: _both_removals(response=False)),
+    Mutant(
+        "refusal_keeps_responses", "G13 S8", "refusal removal leaves response messages on the list", lambda: _both_removals(response=False)
+    ),
     Mutant("refusal_keeps_additions", "G13 S8", "refusal removal ignores the additions record", lambda: _both_removals(record=False)),
-    Mutant("refusal_keeps_refusing_changes", "G13 S8", "refusal removal ignores the refusing processor's snapshot", lambda: _both_removals(snapshot=False)),
-    Mutant("moved_outcomes_not_removed", "G13 S8", "refusal removal keeps remembered caller-outcome messages", lambda: _both_removals(carriers=False)),
-    Mutant("durable_rbac_denial_keeps_input", "G2 G13", "a durable RBAC denial stops without removing the input", lambda: [(removal, "refusal_removal", lambda lst, *a: lst)]),
-    Mutant("additions_recorded_only_after_last_processor", "G9 G10 S5", "only the last processor's additions are recorded", _additions_only_last),
+    Mutant(
+        "refusal_keeps_refusing_changes",
+        "G13 S8",
+        "refusal removal ignores the refusing processor's snapshot",
+        lambda: _both_removals(snapshot=False),
+    ),
+    Mutant(
+        "moved_outcomes_not_removed",
+        "G13 S8",
+        "refusal removal keeps remembered caller-outcome messages",
+        lambda: _both_removals(carriers=False),
+    ),
+    Mutant(
+        "durable_rbac_denial_keeps_input",
+        "G2 G13",
+        "a durable RBAC denial stops without removing the input",
+        lambda: [(removal, "refusal_removal", lambda lst, *a: lst)],
+    ),
+    Mutant(
+        "additions_recorded_only_after_last_processor",
+        "G9 G10 S5",
+        "only the last processor's additions are recorded",
+        _additions_only_last,
+    ),
     Mutant("memory_input_demoted_to_memory", "G7 S3", "a returned memory+input message is re-added as memory only", _demote),
-    Mutant("system_additions_not_read", "G10 S5", "the policies skip system messages a processor added or changed", lambda: _read_filter(lambda lst, a: not isinstance(a.entry, SystemMessage))),
-    Mutant("history_rewrite_not_read", "G10 S5", "the policies skip a rewritten history message", lambda: _read_filter(_history_rewrite_unread)),
+    Mutant(
+        "system_additions_not_read",
+        "G10 S5",
+        "the policies skip system messages a processor added or changed",
+        lambda: _read_filter(lambda lst, a: not isinstance(a.entry, SystemMessage)),
+    ),
+    Mutant(
+        "history_rewrite_not_read", "G10 S5", "the policies skip a rewritten history message", lambda: _read_filter(_history_rewrite_unread)
+    ),
     Mutant("throw_after_abort_is_own_abort", "G6 S4", "a throw after or around abort counts as the processor's own abort", _throw_as_abort),
     Mutant("two_events_per_failure", "G6 S4", "a processor failure is audited twice", lambda: _wrap_chain(_double_failure_event)),
-    Mutant("own_abort_audited_as_failure", "G6", "a processor's own abort also emits a processor error event", lambda: _wrap_chain(_abort_event)),
+    Mutant(
+        "own_abort_audited_as_failure",
+        "G6",
+        "a processor's own abort also emits a processor error event",
+        lambda: _wrap_chain(_abort_event),
+    ),
     Mutant("moved_outcome_remapped", "G11 S6", "client tool mapping walks remembered messages moved out of the input", _remap_moved),
     Mutant("mapping_error_ignored", "G11", "a throwing toModelOutput is logged and the raw result sent", _mapping_lenient),
-    Mutant("refused_durable_call_saved", "G14 S9", "a refused durable call saves the caller's input", lambda: _wrap_guarded_run(_saved_on_refusal)),
-    Mutant("refused_durable_call_titled", "G14 S9", "a refused durable call titles the thread from the caller's input", lambda: _wrap_guarded_run(_titled_on_refusal)),
-    Mutant("change_detection_ignores_provider_options", "G9", "a system message's fingerprint leaves out its provider options", _fingerprint_without_options),
+    Mutant(
+        "refused_durable_call_saved",
+        "G14 S9",
+        "a refused durable call saves the caller's input",
+        lambda: _wrap_guarded_run(_saved_on_refusal),
+    ),
+    Mutant(
+        "refused_durable_call_titled",
+        "G14 S9",
+        "a refused durable call titles the thread from the caller's input",
+        lambda: _wrap_guarded_run(_titled_on_refusal),
+    ),
+    Mutant(
+        "change_detection_ignores_provider_options",
+        "G9",
+        "a system message's fingerprint leaves out its provider options",
+        _fingerprint_without_options,
+    ),
     Mutant("recorder_misses_outcomes", "G4 G10", "the recorder records no client tool outcome", _recorder_blind),
-    Mutant("processors_receive_input_only", "G5", "a processor receives the input messages only (the raw runner's M7 rule)", _input_only_received),
+    Mutant(
+        "processors_receive_input_only",
+        "G5",
+        "a processor receives the input messages only (the raw runner's M7 rule)",
+        _input_only_received,
+    ),
     Mutant("policy_errors_ignored", "G12", "an evaluator that throws or gives no decision is skipped", _policy_errors_ignored),
     # defects found outside the suite (issue 11): the old behaviour, switchable
-    Mutant("system_parts_read_apart", "G12 S5 I4", "a system message of several text parts is read as its parts joined by newlines; the model receives one text", system_parts_read_apart),
+    Mutant(
+        "system_parts_read_apart",
+        "G12 S5 I4",
+        "a system message of several text parts is read as its parts joined by newlines; the model receives one text",
+        system_parts_read_apart,
+    ),
     # defects of the model fixed by issue 9 (Breakwater's behaviour), the old behaviour
-    Mutant("allowed_events_give_a_reason", "G15", "allowed authorize and policy events carry a reason (Breakwater's carry none)", allowed_with_reason),
-    Mutant("unreadable_actor_audited", "G3 G15", "an actor Breakwater cannot read (unknown role or kind) is still named in the audit", unreadable_actor_kept),
-    Mutant("history_input_read_unmapped", "G10 G11 S5 I4", "a history id re-added under input is read before mapping; the model receives its mapped output", history_input_read_unmapped),
-    Mutant("role_checked_for_every_kind", "G3", "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)", role_for_every_kind),
-    Mutant("rethrown_tripwire_named_by_processor", "G6 I6", "a TripWire a processor throws itself refuses under the processor's id (Mastra names it <agent>-input-processor, or \"\" on durable; issue 9)", rethrown_tripwire_named_by_processor),
-    Mutant("input_assets_gate_skipped", "G2 I4", "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (issue 9)", input_assets_gate_skipped),
-    Mutant("null_system_entries_skipped", "G7", "a returned systemMessages holding null or undefined is applied with them skipped (Mastra throws on them: the processor fails; issue 9, a891daf)", null_system_entries_skipped),
-    Mutant("ai_sdk_system_entry_applied", "G7", "an AI SDK system entry of a returned array adds its text as a system message (Breakwater adds nothing for it; issue 9, a891daf)", ai_sdk_system_entry_applied),
-    Mutant("context_option_accepted", "G1", "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; issue 9)", context_option_accepted),
-    Mutant("stored_result_mapped", "G11 I4", "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)", stored_result_mapped),
-    Mutant("mapped_history_not_reread", "G10 G11 I4", "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)", mapped_history_not_reread),
-    Mutant("text_file_data_read_raw", "G12 I4", "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)", text_file_data_read_raw),
-    Mutant("data_uri_read_under_its_own_type", "G12 I4", "a file part's data URI is read under the URI's own media type; Mastra sends it under the part's type, so a text/* part's payload reaches the model unread (issue 9, c8d9935)", data_uri_read_under_its_own_type),
+    Mutant(
+        "allowed_events_give_a_reason",
+        "G15",
+        "allowed authorize and policy events carry a reason (Breakwater's carry none)",
+        allowed_with_reason,
+    ),
+    Mutant(
+        "unreadable_actor_audited",
+        "G3 G15",
+        "an actor Breakwater cannot read (unknown role or kind) is still named in the audit",
+        unreadable_actor_kept,
+    ),
+    Mutant(
+        "history_input_read_unmapped",
+        "G10 G11 S5 I4",
+        "a history id re-added under input is read before mapping; the model receives its mapped output",
+        history_input_read_unmapped,
+    ),
+    Mutant(
+        "role_checked_for_every_kind",
+        "G3",
+        "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)",
+        role_for_every_kind,
+    ),
+    Mutant(
+        "rethrown_tripwire_named_by_processor",
+        "G6 I6",
+        'a TripWire a processor throws itself refuses under the processor\'s id (Mastra names it <agent>-input-processor, or "" on durable; issue 9)',
+        rethrown_tripwire_named_by_processor,
+    ),
+    Mutant(
+        "input_assets_gate_skipped",
+        "G2 I4",
+        "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (issue 9)",
+        input_assets_gate_skipped,
+    ),
+    Mutant(
+        "null_system_entries_skipped",
+        "G7",
+        "a returned systemMessages holding null or undefined is applied with them skipped (Mastra throws on them: the processor fails; issue 9, a891daf)",
+        null_system_entries_skipped,
+    ),
+    Mutant(
+        "ai_sdk_system_entry_applied",
+        "G7",
+        "an AI SDK system entry of a returned array adds its text as a system message (Breakwater adds nothing for it; issue 9, a891daf)",
+        ai_sdk_system_entry_applied,
+    ),
+    Mutant(
+        "context_option_accepted",
+        "G1",
+        "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; issue 9)",
+        context_option_accepted,
+    ),
+    Mutant(
+        "stored_result_mapped",
+        "G11 I4",
+        "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)",
+        stored_result_mapped,
+    ),
+    Mutant(
+        "mapped_history_not_reread",
+        "G10 G11 I4",
+        "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)",
+        mapped_history_not_reread,
+    ),
+    Mutant(
+        "text_file_data_read_raw",
+        "G12 I4",
+        "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)",
+        text_file_data_read_raw,
+    ),
+    Mutant(
+        "data_uri_read_under_its_own_type",
+        "G12 I4",
+        "a file part's data URI is read under the URI's own media type; Mastra sends it under the part's type, so a text/* part's payload reaches the model unread (issue 9, c8d9935)",
+        data_uri_read_under_its_own_type,
+    ),
     # defects of the substrate fixed by issue 10 (real Mastra's behaviour), the old behaviour
-    Mutant("user_message_sends_every_part", "M12 I4", "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)", user_message_sends_every_part),
-    Mutant("part_provider_options_sent", "M12 I4", "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)", part_provider_options_sent),
-    Mutant("message_metadata_sent", "M12 I4", "a prompt message keeps its metadata (it reaches the provider unread; issue 10, k36)", message_metadata_sent),
+    Mutant(
+        "user_message_sends_every_part",
+        "M12 I4",
+        "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)",
+        user_message_sends_every_part,
+    ),
+    Mutant(
+        "part_provider_options_sent",
+        "M12 I4",
+        "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)",
+        part_provider_options_sent,
+    ),
+    Mutant(
+        "message_metadata_sent",
+        "M12 I4",
+        "a prompt message keeps its metadata (it reaches the provider unread; issue 10, k36)",
+        message_metadata_sent,
+    ),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in _ALL}
@@ -360,7 +500,8 @@ def kill(mutant: Mutant | str, budget: int | None = None, strategies: Any = None
     three calls) until one fails or ``budget`` examples pass. The budget is shared evenly by
     the strategies of ``strategies.battery()``, run in order; ``examples`` counts across them."""
     from .harness import run_sequence
-    from .settings import budget as default_budget, kill_settings
+    from .settings import budget as default_budget
+    from .settings import kill_settings
     from .strategies import battery, call_sequences
 
     m = MUTANTS[mutant] if isinstance(mutant, str) else mutant
@@ -398,4 +539,4 @@ def kill(mutant: Mutant | str, budget: int | None = None, strategies: Any = None
     return Verdict(m.name, m.clause, None, count[0])
 
 
-__all__ = ["Mutant", "MUTANTS", "kill", "Verdict"]
+__all__ = ["MUTANTS", "Mutant", "Verdict", "kill"]

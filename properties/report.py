@@ -4,8 +4,9 @@ stage, then the property that failed; and saving one as a JSON vector to replay.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from guardspec.model.messages import Message, SystemMessage
 

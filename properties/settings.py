@@ -61,4 +61,4 @@ def kill_settings(max_examples: int) -> settings:
     )
 
 
-__all__ = ["load", "profile_name", "budget", "kill_settings", "BUDGETS"]
+__all__ = ["BUDGETS", "budget", "kill_settings", "load", "profile_name"]

@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import to_string
 from guardspec.model.messages import FilePart, Message, Role
 from guardspec.model.values import UNDEFINED, JsSymbol
 
-from guardspec.model.errors import MastraError
-from guardspec.model.jsvalues import to_string
 from .urls import SCHEME, SPECIAL_PORTS, redacted_url, special_authority
-
 
 _B64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from guardspec.model.fast import evolve
-
 from guardspec.model.agent import Thread, ThreadStore
-from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
-from guardspec.model.values import UNDEFINED, Accessor, JsObject, to_json_text
-from guardspec.model.observation import Result
-
 from guardspec.model.errors import MastraError
+from guardspec.model.fast import evolve
 from guardspec.model.jsvalues import json_round_trip, read, to_string
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.observation import Result
+from guardspec.model.values import UNDEFINED, Accessor, JsObject, to_json_text
+
 from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
 
 
@@ -104,7 +103,13 @@ def save_raw(store: ThreadStore, thread_id: str, resource: str, lst: MessageList
     ok = _write(rows, place, first, thread_id, resource)
     if durable:
         unsaved = [sl.message for sl in lst.slots if sl.sources & {Source.INPUT, Source.RESPONSE}]
-        _write(rows, place, [_STOP if unwritable(m) else _savable(m, True) if m.parts else evolve(m, ref=0) for m in unsaved], thread_id, resource)
+        _write(
+            rows,
+            place,
+            [_STOP if unwritable(m) else _savable(m, True) if m.parts else evolve(m, ref=0) for m in unsaved],
+            thread_id,
+            resource,
+        )
     return _put(store, thread, rows, place), not ok
 
 
@@ -212,7 +217,12 @@ def _title_lines(m: Message) -> list[str]:
     # the v4 UI message moves file parts to its attachments and skips pending calls; when no
     # other part is left, it holds one empty text part (measured: a user or assistant message
     # holding only files gives the line "User: " / "Assistant: ", k26)
-    kept = [p for p in m.parts or () if not isinstance(p, (FilePart, ImagePart)) and not (isinstance(p, ToolPart) and p.state in (ToolState.CALL, ToolState.PARTIAL_CALL))]
+    kept = [
+        p
+        for p in m.parts or ()
+        if not isinstance(p, (FilePart, ImagePart))
+        and not (isinstance(p, ToolPart) and p.state in (ToolState.CALL, ToolState.PARTIAL_CALL))
+    ]
     if not kept and any(isinstance(p, (FilePart, ImagePart)) for p in m.parts or ()):
         return [f"{role}: "]
     for p in m.parts or ():

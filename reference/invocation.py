@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any, Union
 
 from attrs import frozen
-from guardspec.model.fast import evolve
 
-from guardspec.model.messages import Message, Role, SystemMessage, TextPart
-from guardspec.model.values import UNDEFINED, Accessor, JsObject
+from guardspec.model.fast import evolve
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import (
     MISSING,
     Abort,
@@ -41,7 +40,7 @@ from guardspec.model.processors import (
     Throw,
     ThrowTripWire,
 )
-from guardspec.model.messages import Source
+from guardspec.model.values import UNDEFINED, Accessor, JsObject
 
 from . import messagelist as ml
 from .messagelist import MastraError, MessageList
@@ -386,4 +385,17 @@ def is_missing(v: Any) -> bool:
     return v is MISSING
 
 
-__all__ = ["invoke", "Invocation", "Returns", "Aborts", "TripWires", "Throws", "RetArray", "RetObject", "RetSameList", "RetOtherList", "RetPrimitive", "Role"]
+__all__ = [
+    "Aborts",
+    "Invocation",
+    "RetArray",
+    "RetObject",
+    "RetOtherList",
+    "RetPrimitive",
+    "RetSameList",
+    "Returns",
+    "Role",
+    "Throws",
+    "TripWires",
+    "invoke",
+]

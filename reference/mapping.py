@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from guardspec.model.fast import evolve
-
 from guardspec.model.agent import Agent
+from guardspec.model.errors import MastraError
+from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import json_round_trip, read
 from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, JsObject, obj, to_json_text
 
 from . import messagelist as ml
-from guardspec.model.errors import MastraError
-from guardspec.model.jsvalues import json_round_trip, read
 from .messagelist import MessageList
 
 
@@ -64,7 +63,9 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
             j = json_round_trip(given)
         except MastraError:
             raise MappingError(p.tool_call_id) from None
-        mastra = mastra.set("modelOutput", obj(type="text", value=tool.mapping.prefix + ("undefined" if j is UNDEFINED else to_json_text(j))))
+        mastra = mastra.set(
+            "modelOutput", obj(type="text", value=tool.mapping.prefix + ("undefined" if j is UNDEFINED else to_json_text(j)))
+        )
     return evolve(p, provider_metadata=md.set("mastra", mastra))
 
 
@@ -116,9 +117,7 @@ def map_guarded_outputs(
             continue
         whole = m.id in added_ids or Source.MEMORY not in s.sources
         parts = tuple(
-            _mapped(agent, p)
-            if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded)
-            else p
+            _mapped(agent, p) if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded) else p
             for p in m.parts or ()
         )
         if parts != m.parts:
@@ -129,4 +128,4 @@ def map_guarded_outputs(
     return lst, tuple(remapped)
 
 
-__all__ = ["map_client_outputs", "map_guarded_outputs", "MappingError", "UNDEFINED"]
+__all__ = ["UNDEFINED", "MappingError", "map_client_outputs", "map_guarded_outputs"]

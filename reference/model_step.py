@@ -16,7 +16,6 @@ from .messagelist import MessageList
 from .messagelist.add import _stamp
 from .prompt import prompt
 
-
 REPLY_ID = "reply-1"
 
 

@@ -6,7 +6,6 @@ from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent, Allow, DenyPatterns, NoDecision, Policy, ThrowingEvaluator
 
-
 ROLES = ("admin", "builder", "operator", "reviewer", "viewer")
 PRINCIPAL_KINDS = ("human", "service", "agent", "system")
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from guardspec.model.fast import evolve
-
 from guardspec.model.agent import Agent
+from guardspec.model.fast import evolve
 from guardspec.model.messages import TOOL_RANK, Message, Role, Source, SystemMessage, TextPart, ToolPart
-from guardspec.model.values import UNDEFINED
 from guardspec.model.scenario import Call, Loop
+from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
 from .messagelist import MastraError, MessageList

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read
 from guardspec.model.messages import FilePart, Message, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj, to_json_text
 
-from guardspec.model.errors import MastraError
-from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read
 from .messagelist import MessageList, StepStartPart
 from .reading import cached_output
-
 
 DENIED = "Tool call was not approved by the user"
 
@@ -69,7 +68,12 @@ def _substituted(m: Message, outputs: dict) -> Message:
     ``output-error`` part's cached output is not used at all). Any other result is sent as
     ``sanitized_result`` makes it (k60)."""
     if any(isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED for p in m.parts or ()):
-        m = evolve(m, parts=tuple(_denied_as_result(p) if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED else p for p in m.parts or ()))
+        m = evolve(
+            m,
+            parts=tuple(
+                _denied_as_result(p) if isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED else p for p in m.parts or ()
+            ),
+        )
 
     def sub(p: Any) -> Any:
         if isinstance(p, ToolPart) and p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR) and p.tool_call_id in outputs:

@@ -14,13 +14,14 @@ import base64
 import binascii
 import json
 import math
-from typing import Any, Iterable
-
-from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
-from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, structured_clone
+from collections.abc import Iterable
+from typing import Any
 
 from guardspec.model.errors import MastraError
 from guardspec.model.jsvalues import to_string
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, structured_clone
+
 from .messagelist import StepStartPart
 from .prompt import sanitized_result, sent_error_text
 from .provider_options import AsJson, OptionsNotClassified, option_values
@@ -122,7 +123,7 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
             # from its ends, tabs and newlines removed), the scheme lower-cased; a special
             # scheme's host and path are not normalised here (the scenarios' URLs already are)
             text = data.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
-            values.append(url.scheme + text[len(url.scheme):])
+            values.append(url.scheme + text[len(url.scheme) :])
         return values
     # M12 k44: Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>``
     # before the policies read it, so the URI's own media type is never read
@@ -155,7 +156,11 @@ def cloned(m: Message) -> Message:
                 p = TextPart(p.text, structured_clone(p.provider_options), p.created_at)
             elif isinstance(p, ToolPart):
                 p = ToolPart(
-                    p.tool_call_id, p.tool_name, p.state, *(structured_clone(v) for v in (p.args, p.result, p.error_text, p.approval, p.provider_metadata)), p.created_at
+                    p.tool_call_id,
+                    p.tool_name,
+                    p.state,
+                    *(structured_clone(v) for v in (p.args, p.result, p.error_text, p.approval, p.provider_metadata)),
+                    p.created_at,
                 )
             elif isinstance(p, (FilePart, ImagePart)):
                 p = type(p)(structured_clone(p.data), p.media_type, p.created_at)

@@ -3,7 +3,8 @@ carry content to a provider (docs/breakwater-measurements.md §7)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from attrs import frozen
 

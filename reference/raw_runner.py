@@ -15,12 +15,12 @@ from typing import Any, Union
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
+from guardspec.model.jsvalues import falsy, truthy
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import MISSING, PROCESS_INPUT
 from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
-from guardspec.model.jsvalues import falsy, truthy
 from .invocation import (
     Aborts,
     LiveSystem,

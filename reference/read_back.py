@@ -3,11 +3,11 @@ errors its conversion throws."""
 
 from __future__ import annotations
 
+from guardspec.model.errors import MastraError
 from guardspec.model.messages import FilePart, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, to_json_text
 
 from .downloads import _forgiving_base64, file_data_string
-from guardspec.model.errors import MastraError
 from .messagelist import MessageList
 from .urls import SCHEME
 
@@ -30,7 +30,11 @@ def response_text(lst: MessageList) -> str:
         if isinstance(p, ToolPart) and p.state not in (ToolState.CALL, ToolState.PARTIAL_CALL):
             start = i + 1
     texts = (p.text for p in parts[start:] if isinstance(p, TextPart))
-    return "".join(t if isinstance(t, str) else "null" if t is None else "undefined" for t in texts if isinstance(t, str) or t is None or t is UNDEFINED)
+    return "".join(
+        t if isinstance(t, str) else "null" if t is None else "undefined"
+        for t in texts
+        if isinstance(t, str) or t is None or t is UNDEFINED
+    )
 
 
 _NO_RESULT_STATES = frozenset({ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED})
@@ -39,8 +43,15 @@ _NO_RESULT_STATES = frozenset({ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_
 def _tool_invocation_json(p: ToolPart) -> str:
     """``JSON.stringify`` of Mastra's ``toolInvocation`` object (keys in the order the stored
     format builds them; undefined values left out)."""
-    fields = [("state", p.state.value), ("toolCallId", p.tool_call_id), ("toolName", p.tool_name), ("args", p.args),
-              ("result", p.result), ("errorText", p.error_text), ("approval", p.approval)]
+    fields = [
+        ("state", p.state.value),
+        ("toolCallId", p.tool_call_id),
+        ("toolName", p.tool_name),
+        ("args", p.args),
+        ("result", p.result),
+        ("errorText", p.error_text),
+        ("approval", p.approval),
+    ]
     return "{" + ",".join(f"{to_json_text(k)}:{to_json_text(v)}" for k, v in fields if v is not UNDEFINED) + "}"
 
 
@@ -51,7 +62,7 @@ class ConversionError(str):
 
     name: str
 
-    def __new__(cls, message: str, name: str = "AI_MessageConversionError") -> "ConversionError":
+    def __new__(cls, message: str, name: str = "AI_MessageConversionError") -> ConversionError:
         self = super().__new__(cls, message)
         self.name = name
         return self

@@ -19,9 +19,11 @@ from guardspec.model.values import (
     Accessor,
     JsObject,
     clonable,
-    fingerprint_value as fv,
     strings_inside,
     to_json_text,
+)
+from guardspec.model.values import (
+    fingerprint_value as fv,
 )
 
 
@@ -131,9 +133,7 @@ def clonable_entry(e: Message | SystemMessage) -> bool:
     for p in e.parts or ():
         if isinstance(p, TextPart) and not (clonable(p.text) and clonable(p.provider_options)):
             return False
-        if isinstance(p, ToolPart) and not all(
-            clonable(v) for v in (p.args, p.result, p.error_text, p.approval, p.provider_metadata)
-        ):
+        if isinstance(p, ToolPart) and not all(clonable(v) for v in (p.args, p.result, p.error_text, p.approval, p.provider_metadata)):
             return False
         if isinstance(p, (FilePart, ImagePart)) and not clonable(p.data):
             return False

@@ -6,7 +6,7 @@ observation (§O). ``run_thread`` threads the stored threads through a sequence 
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -43,8 +43,7 @@ def list_view(lst: MessageList) -> ListView:
     """§O ``list``: the final message list by source, and the system buckets."""
     return ListView(
         messages=tuple(
-            ListMessage(evolve(without_steps(s.message), ref=0), tuple(x for x in SOURCE_ORDER if x in s.sources))
-            for s in lst.slots
+            ListMessage(evolve(without_steps(s.message), ref=0), tuple(x for x in SOURCE_ORDER if x in s.sources)) for s in lst.slots
         ),
         untagged=tuple(evolve(m, ref=0) for m in lst.untagged),
         tagged=tuple((t, tuple(evolve(m, ref=0) for m in b)) for t, b in lst.tagged),
@@ -261,4 +260,4 @@ def run_thread(scenarios: Iterable[Scenario], mode: Mode | str = Mode.GUARDED) -
     return out
 
 
-__all__ = ["run", "run_call", "run_thread", "Run", "list_view", "Source"]
+__all__ = ["Run", "Source", "list_view", "run", "run_call", "run_thread"]

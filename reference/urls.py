@@ -53,7 +53,7 @@ class Url:
         return f"{self.scheme}://{self.host}{port}"
 
 
-def _port(text: str, scheme: str) -> int | None | bool:
+def _port(text: str, scheme: str) -> int | bool | None:
     """The port, None when absent or default, False when it does not parse."""
     if text == "":
         return None
@@ -103,7 +103,7 @@ def parse_url(text: str) -> Url | None:
     if m is None:
         return None
     scheme = m.group(0)[:-1].lower()
-    rest = text[m.end():]
+    rest = text[m.end() :]
     if scheme in SPECIAL_PORTS:
         authority = special_authority(rest)
     elif rest.startswith("//"):

@@ -34,7 +34,7 @@ def scenario(
     policies: tuple = (),
     client_tools: tuple = (),
     threads: ThreadStore | None = None,
-    memory: Memory | None | bool = None,
+    memory: Memory | bool | None = None,
     loop: Loop = Loop.GENERATE,
     actor: Actor | None = ALICE,
     context: tuple = (),

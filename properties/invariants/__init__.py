@@ -28,7 +28,6 @@ from .calls import (
     denied_asset_urls_never_reach_model,
     null_system_entries_fail_as_measured,
 )
-from .rbac import rbac_decides_as_measured
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
     _falsy,
@@ -50,6 +49,7 @@ from .prompt import (
     prompt_entries_are_known_or_read,
     refused_text_never_sent_later,
 )
+from .rbac import rbac_decides_as_measured
 from .rendering import DENIAL_TEXT, SENT_STATES, Text, Unrenderable, entry_texts, part_texts, sent_output, system_text
 from .result import refused_list_holds_only_history, refused_result_omits_call_messages
 from .scenario import PROCESSOR_FAILED, RECORDER, bound_thread, caller_ids, caller_messages, configured_system, stored_before, touches
@@ -67,6 +67,7 @@ __all__ = [
     "RECORDER",
     "SENT_STATES",
     "additions_are_read",
+    "ai_sdk_system_entries_add_nothing",
     "audit_is_hygienic",
     "bound_thread",
     "caller_ids",
@@ -74,8 +75,6 @@ __all__ = [
     "carrier_ids",
     "configured_system",
     "context_option_fails_as_measured",
-    "null_system_entries_fail_as_measured",
-    "ai_sdk_system_entries_add_nothing",
     "denied_asset_urls_never_fetched_or_saved",
     "denied_asset_urls_never_reach_model",
     "failed_call_leaves_threads_intact",
@@ -87,6 +86,7 @@ __all__ = [
     "mapping_error_fails_call",
     "moved_outcome_not_remapped",
     "nothing_reaches_model_unread",
+    "null_system_entries_fail_as_measured",
     "own_abort_refuses_with_own_reason",
     "policy_verdict_matches_read",
     "predicted_first_processor",

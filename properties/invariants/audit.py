@@ -1,5 +1,4 @@
-"""G15: the audit events are hygienic.
-"""
+"""G15: the audit events are hygienic."""
 
 from __future__ import annotations
 

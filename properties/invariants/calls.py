@@ -46,7 +46,9 @@ def ai_sdk_system_entries_add_nothing(scenario: Scenario, obs: Observation) -> l
     for step, prompt in enumerate(obs.prompts):
         for e in prompt:
             if isinstance(e, SystemMessage) and isinstance(e.content, str) and e.content in texts:
-                out.append(f"G7: prompt[{step}] holds the text {e.content!r} of an AI SDK system entry a processor returned, which adds nothing")
+                out.append(
+                    f"G7: prompt[{step}] holds the text {e.content!r} of an AI SDK system entry a processor returned, which adds nothing"
+                )
     return out
 
 
@@ -64,7 +66,9 @@ def null_system_entries_fail_as_measured(scenario: Scenario, obs: Observation) -
         if PROCESS_INPUT not in p.hooks or not isinstance(v, ObjectOf) or not isinstance(v.system_messages, tuple):
             continue
         if any(e is None or e is UNDEFINED for e in v.system_messages):
-            out.append(f"G7: processor {p.id} returns systemMessages holding null or undefined, which cannot be applied; outcome {obs.outcome!r}")
+            out.append(
+                f"G7: processor {p.id} returns systemMessages holding null or undefined, which cannot be applied; outcome {obs.outcome!r}"
+            )
     return out
 
 
@@ -78,7 +82,9 @@ def context_option_fails_as_measured(scenario: Scenario, obs: Observation) -> li
     if not (isinstance(obs.outcome, Failed) and obs.outcome.error.startswith("TypeError")):
         out.append(f"G1: a {scenario.call.loop.value} call given context must throw a TypeError; outcome {obs.outcome!r}")
     if obs.audit or obs.prompts:
-        out.append(f"G1: a {scenario.call.loop.value} call given context ran ({len(obs.audit)} audit event(s), {len(obs.prompts)} model call(s))")
+        out.append(
+            f"G1: a {scenario.call.loop.value} call given context ran ({len(obs.audit)} audit event(s), {len(obs.prompts)} model call(s))"
+        )
     return out
 
 
@@ -163,7 +169,7 @@ def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observatio
     allowed = _allowed(scenario.agent.allowed_input_asset_origins)
     out = []
     if isinstance(obs.outcome, Failed) and obs.outcome.error.startswith(_FETCHED):
-        url = obs.outcome.error[len(_FETCHED):]
+        url = obs.outcome.error[len(_FETCHED) :]
         why = asset_url_denial(url, allowed)
         if why:
             out.append(f"G2: Mastra fetched {url!r}, a URL the input-assets gate denies ({why})")
@@ -177,5 +183,7 @@ def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observatio
                 if isinstance(p, (FilePart, ImagePart)) and (m.id, p.data) not in held:
                     why = asset_url_denial(p.data, allowed)
                     if why:
-                        out.append(f"G2: the call saved {p.data!r} in {m.id} of thread {t.id!r}, a URL the input-assets gate denies ({why})")
+                        out.append(
+                            f"G2: the call saved {p.data!r} in {m.id} of thread {t.id!r}, a URL the input-assets gate denies ({why})"
+                        )
     return out

@@ -1,5 +1,4 @@
-"""I12: raw mode shows the violations the invariants predict, guarded mode none.
-"""
+"""I12: raw mode shows the violations the invariants predict, guarded mode none."""
 
 from __future__ import annotations
 

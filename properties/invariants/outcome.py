@@ -6,9 +6,11 @@ fails the call).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from guardspec.model.agent import Allow, DenyPatterns
+from guardspec.model.jsvalues import falsy as _falsy
 from guardspec.model.messages import Role, Source, ToolPart, ToolState
 from guardspec.model.observation import Answered, Failed, Observation, Refused
 from guardspec.model.processors import (
@@ -24,7 +26,6 @@ from guardspec.model.processors import (
     ThrowTripWire,
 )
 from guardspec.model.scenario import Loop, Scenario
-from guardspec.model.jsvalues import falsy as _falsy
 from guardspec.model.values import UNDEFINED
 
 from .rendering import cached_output
@@ -191,7 +192,9 @@ def same_scenario_same_observation(first: Observation, second: Observation) -> l
     """I11 (§0): the same scenario gives the same observation."""
     if first == second:
         return []
-    diff = [f for f in ("outcome", "audit", "prompts", "stored", "title", "result", "list", "read") if getattr(first, f) != getattr(second, f)]
+    diff = [
+        f for f in ("outcome", "audit", "prompts", "stored", "title", "result", "list", "read") if getattr(first, f) != getattr(second, f)
+    ]
     return [f"I11: two runs of one scenario differ in {diff}"]
 
 

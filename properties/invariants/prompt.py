@@ -12,7 +12,8 @@ accidental containment is rare.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
@@ -150,7 +151,9 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                 if isinstance(p, TextPart):
                     missing = unread(read, [Text(x) for x in content_option_strings(p.provider_options)])
                     if missing:
-                        out.append(f"I4: prompt[{step}] message {e.id!r} part {i} (TextPart) providerOptions: texts {missing!r} not in the policies' read")
+                        out.append(
+                            f"I4: prompt[{step}] message {e.id!r} part {i} (TextPart) providerOptions: texts {missing!r} not in the policies' read"
+                        )
     return out
 
 
@@ -213,7 +216,9 @@ def additions_are_read(scenario: Scenario, read: str | None, stages: Sequence[tu
     return out
 
 
-def nothing_reaches_model_unread(scenario: Scenario, obs: Observation, read: str | None, stages: Sequence[tuple[str, Any]] = ()) -> list[str]:
+def nothing_reaches_model_unread(
+    scenario: Scenario, obs: Observation, read: str | None, stages: Sequence[tuple[str, Any]] = ()
+) -> list[str]:
     """I4 (S5, G9, G10): nothing reaches the model unread; both halves."""
     return prompt_entries_are_known_or_read(scenario, obs, read) + additions_are_read(scenario, read, stages)
 

@@ -1,5 +1,4 @@
-"""G3: who may call, as measured on Breakwater (docs/breakwater-measurements.md §2).
-"""
+"""G3: who may call, as measured on Breakwater (docs/breakwater-measurements.md §2)."""
 
 from __future__ import annotations
 
@@ -20,11 +19,17 @@ def rbac_decides_as_measured(scenario: Scenario, obs: Observation) -> list[str]:
     if not events:
         return []
     agent, actor = scenario.agent, request_actor(scenario.call.actor)
-    deny = actor is None or actor.kind not in agent.allowed_principal_kinds or (actor.kind == "human" and actor.role not in agent.allowed_roles)
+    deny = (
+        actor is None
+        or actor.kind not in agent.allowed_principal_kinds
+        or (actor.kind == "human" and actor.role not in agent.allowed_roles)
+    )
     out = []
     decided = events[0].decision
     if decided != ("denied" if deny else "allowed"):
-        out.append(f"G3: actor {scenario.call.actor!r} is {'denied' if deny else 'allowed'} as measured; the authorize event says {decided!r}")
+        out.append(
+            f"G3: actor {scenario.call.actor!r} is {'denied' if deny else 'allowed'} as measured; the authorize event says {decided!r}"
+        )
     by_rbac = isinstance(obs.outcome, Refused) and obs.outcome.processor_id == RBAC
     if by_rbac != deny:
         out.append(f"G3: actor {scenario.call.actor!r} is {'denied' if deny else 'allowed'} as measured; outcome {obs.outcome!r}")

@@ -136,7 +136,9 @@ def system_texts(s: SystemMessage) -> list[Text]:
     parts = s.content if isinstance(s.content, tuple) else ()
     extra = [x for v in (s.provider_options, s.experimental_provider_metadata) for x in content_option_strings(v)]
     for p in parts:
-        extra += content_option_strings(p.provider_options if isinstance(p, TextPart) else p.get("providerOptions") if isinstance(p, JsObject) else UNDEFINED)
+        extra += content_option_strings(
+            p.provider_options if isinstance(p, TextPart) else p.get("providerOptions") if isinstance(p, JsObject) else UNDEFINED
+        )
     return [Text(system_text(s))] + [Text(x) for x in extra]
 
 
@@ -205,4 +207,6 @@ def is_read(read: str | None, t: Text) -> bool:
 
 def unread(read: str | None, texts: list[Text]) -> list[str]:
     """The texts (shown as the model receives them) that the read does not hold."""
-    return [t.value if isinstance(t.value, str) else repr(t.value) for t in texts if t.value not in ("", DENIAL_TEXT) and not is_read(read, t)]
+    return [
+        t.value if isinstance(t.value, str) else repr(t.value) for t in texts if t.value not in ("", DENIAL_TEXT) and not is_read(read, t)
+    ]

@@ -4,7 +4,7 @@ only unchanged stored history and context.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from guardspec.model.messages import Source
 from guardspec.model.observation import Observation, Refused

@@ -12,7 +12,6 @@ from guardspec.model.observation import Observation
 from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds
 from guardspec.model.scenario import Scenario
 
-
 PROCESSOR_FAILED = "input processor failed"
 RECORDER = "breakwater-client-tool-outcome-recorder"
 

@@ -44,11 +44,15 @@ def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, befo
     docs/mastra-measurements.md §k, not the reference's)."""
     if not isinstance(obs.outcome, Failed) or after_chain_failure(obs.outcome.error):
         return []
+
     def stored(messages: tuple) -> tuple:
         return tuple(_as_file_parts(m) for m in messages)
 
-    return [f"failed call {_reasons(obs)} changed thread {t.id!r}" for t in after.threads
-            if stored((before.get(t.id) or t).messages) != stored(t.messages)]
+    return [
+        f"failed call {_reasons(obs)} changed thread {t.id!r}"
+        for t in after.threads
+        if stored((before.get(t.id) or t).messages) != stored(t.messages)
+    ]
 
 
 def _as_file_parts(m: Message) -> Message:

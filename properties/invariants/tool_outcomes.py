@@ -4,7 +4,8 @@ sent, mapped and saved.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from guardspec.model.agent import ThreadStore
 from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState

@@ -1,5 +1,4 @@
-"""Parts, messages and system messages of any shape a processor or a caller may write.
-"""
+"""Parts, messages and system messages of any shape a processor or a caller may write."""
 
 from __future__ import annotations
 
@@ -22,16 +21,13 @@ from guardspec.model.messages import (
 )
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj
 
-from .swarms import ASSET_URLS, DEFAULT, Swarm, TOOLS
+from .swarms import ASSET_URLS, DEFAULT, TOOLS, Swarm
 from .values import data_values, js_values, notes, provider_options, texts
-
 
 TOOL_STATES = tuple(ToolState)
 
 
 @st.composite
-
-
 def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: ToolState | None = None) -> ToolPart:
     """A tool invocation in any state, possibly carrying a cached model output."""
     tools = [t.name for t in TOOLS if swarm.broken_mapping or t.name != "broken"]
@@ -51,8 +47,6 @@ def tool_parts(draw, swarm: Swarm = DEFAULT, call_id: str | None = None, state: 
 
 
 @st.composite
-
-
 def parts(draw, swarm: Swarm = DEFAULT):
     """A part of any kind (text with or without providerOptions, file, image, reasoning, tool)."""
     # Breakwater's shapes: file parts first (Hypothesis' simplest draws take the first element)
@@ -60,7 +54,15 @@ def parts(draw, swarm: Swarm = DEFAULT):
     dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms (the battery's draws as they were)
     kind = draw(st.sampled_from(["file", "text", "file"] + kinds if dense else kinds))
     if kind == "text":
-        opts = draw(st.sampled_from(["scalar", "null", "opts", UNDEFINED] if swarm.weird_values else ["opts", UNDEFINED, "opts", "null", "opts"] if dense else [UNDEFINED, UNDEFINED, "opts"]))
+        opts = draw(
+            st.sampled_from(
+                ["scalar", "null", "opts", UNDEFINED]
+                if swarm.weird_values
+                else ["opts", UNDEFINED, "opts", "null", "opts"]
+                if dense
+                else [UNDEFINED, UNDEFINED, "opts"]
+            )
+        )
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
         # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
         note = (lambda: draw(provider_options(swarm))) if swarm.breakwater_shapes else (lambda: obj(note=draw(texts(swarm))))
@@ -94,8 +96,6 @@ def parts(draw, swarm: Swarm = DEFAULT):
 
 
 @st.composite
-
-
 def messages(draw, swarm: Swarm = DEFAULT, ids=("n1", "n2", "u0", "a0", "c1"), roles=(Role.USER, Role.ASSISTANT)) -> Message:
     """A message a processor writes: any id of the pool, role, parts; rarely one Mastra cannot
     add (no content, another thread's, a DB-shaped system entry, a weird metadata value)."""
@@ -118,8 +118,6 @@ def messages(draw, swarm: Swarm = DEFAULT, ids=("n1", "n2", "u0", "a0", "c1"), r
 
 
 @st.composite
-
-
 def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     """A system message: string or text-part content, provider options holding strings (read
     under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
@@ -162,5 +160,7 @@ def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
     others = st.sampled_from([None, no_content, 3, "note-33"]) if swarm.weird_values else st.nothing()
     if swarm.odd_system:  # the campaign's rare shapes, made often enough for its census (issue 10 point 3)
         # sampled (``one_of`` drops a repeated branch): the entry without content two times in five
-        return st.sampled_from([messages(swarm), system_messages(swarm), st.just(no_content), st.just(no_content), others]).flatmap(lambda s: s)
+        return st.sampled_from([messages(swarm), system_messages(swarm), st.just(no_content), st.just(no_content), others]).flatmap(
+            lambda s: s
+        )
     return st.one_of(messages(swarm), messages(swarm), system_messages(swarm), others)

@@ -51,8 +51,10 @@ def _wrappers(text: str) -> list:
     given the value of (an error one is not mapped at all), and a third key, which the mapping
     takes whole; the prompt sends the value of each but a content output."""
     return [
-        {"type": "text", "value": text}, {"type": "json", "value": {"answer": text}},
-        {"type": "error-text", "value": text}, {"type": "error-json", "value": {"answer": text}},
+        {"type": "text", "value": text},
+        {"type": "json", "value": {"answer": text}},
+        {"type": "error-text", "value": text},
+        {"type": "error-json", "value": {"answer": text}},
         {"type": "content", "value": [{"type": "text", "text": text}]},
         {"type": "json", "value": {"answer": text}, "note": "extra"},
     ]

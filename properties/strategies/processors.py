@@ -1,5 +1,4 @@
-"""Processors of the language: in-place steps (moves included), returned values, endings.
-"""
+"""Processors of the language: in-place steps (moves included), returned values, endings."""
 
 from __future__ import annotations
 
@@ -41,8 +40,6 @@ from .values import js_values, notes, provider_options, texts
 
 
 @st.composite
-
-
 def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
     """One in-place step (sometimes two, for a move: remove then re-add)."""
     kinds = sorted(swarm.steps - ({"move_carrier"} if fixture.outcome is None else set()))
@@ -105,8 +102,6 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
 
 
 @st.composite
-
-
 def array_values(draw, swarm: Swarm) -> ArrayOf:
     ids = st.sampled_from(["u0", "a0", "c00", "c01", "a9"])
     edits = draw(
@@ -129,8 +124,6 @@ def array_values(draw, swarm: Swarm) -> ArrayOf:
 
 
 @st.composite
-
-
 def return_values(draw, swarm: Swarm):
     if swarm.returned_system_entries:  # battery only (docs/breakwater-measurements.md §5)
         shape = draw(st.integers(0, 5))
@@ -147,7 +140,9 @@ def return_values(draw, swarm: Swarm):
         entry = system_messages(swarm)
         dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms
         if dense:  # undefined or a stored-format system message among them (issue 9 point 12)
-            entry = st.sampled_from([entry, st.just(UNDEFINED), st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,))]).flatmap(lambda s: s)
+            entry = st.sampled_from([entry, st.just(UNDEFINED), st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,))]).flatmap(
+                lambda s: s
+            )
         given = st.lists(entry, max_size=2).map(tuple)
         if dense:  # mostly entries of their own
             given = st.one_of(given, st.lists(entry, min_size=1, max_size=2).map(tuple), st.lists(entry, min_size=1, max_size=2).map(tuple))
@@ -162,8 +157,6 @@ def return_values(draw, swarm: Swarm):
 
 
 @st.composite
-
-
 def endings(draw, swarm: Swarm):
     kind = draw(st.sampled_from(sorted(swarm.endings) + (["return"] * swarm.return_weight if "return" in swarm.endings else [])))
     reason = f"reason-{draw(st.integers(0, 9))}"
@@ -182,8 +175,6 @@ def endings(draw, swarm: Swarm):
 
 
 @st.composite
-
-
 def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid: str = "p1") -> Processor:
     """A processor of the language: up to two steps (a move counts as one), then an ending."""
     fixture = fixture or Fixture((), None, None)

@@ -1,5 +1,4 @@
-"""Agents, calls, whole scenarios and call sequences on one agent's threads.
-"""
+"""Agents, calls, whole scenarios and call sequences on one agent's threads."""
 
 from __future__ import annotations
 
@@ -21,14 +20,12 @@ from guardspec.model.agent import (
 from guardspec.model.scenario import Call, Scenario
 
 from .processors import processors
-from .swarms import ACTOR, ASSET_ORIGIN, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, Swarm, THREAD, TOOLS, swarms
+from .swarms import ACTOR, ASSET_ORIGIN, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, THREAD, TOOLS, Swarm, swarms
 from .threads import Fixture, caller_inputs, fixtures, user
 from .values import texts
 
 
 @st.composite
-
-
 def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory: bool = True) -> Agent:
     policies: list = [POLICY]
     if swarm.policy_errors:
@@ -42,26 +39,36 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
     # G3: the principal kinds an agent allows (human only, unless the swarm asks for services too)
     kinds = draw(st.sampled_from([("human",), ("human", "service")])) if swarm.service_actors else ("human",)
     return Agent(
-        policies=tuple(policies), processors=procs, client_tools=TOOLS, memory=mem, allowed_input_asset_origins=origins, allowed_principal_kinds=kinds
+        policies=tuple(policies),
+        processors=procs,
+        client_tools=TOOLS,
+        memory=mem,
+        allowed_input_asset_origins=origins,
+        allowed_principal_kinds=kinds,
     )
 
 
 def actors(swarm: Swarm) -> st.SearchStrategy:
     if not swarm.rbac_denials:
         return st.just(ACTOR)
-    others = ([None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)]
-              + ([Actor("svc", "viewer", "service")] if swarm.service_actors else []))
+    others = [None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)] + (
+        [Actor("svc", "viewer", "service")] if swarm.service_actors else []
+    )
     if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
-        bw = [Actor("bot", "viewer", "robot"), Actor("ag", "builder", "agent"), Actor("sys", "admin", "system"), ACTOR, Actor("rev", "reviewer", "human"),
-              Actor("svc", "builder", "service")]
+        bw = [
+            Actor("bot", "viewer", "robot"),
+            Actor("ag", "builder", "agent"),
+            Actor("sys", "admin", "system"),
+            ACTOR,
+            Actor("rev", "reviewer", "human"),
+            Actor("svc", "builder", "service"),
+        ]
         # the kinds Breakwater does not allow or know a third of the time, Breakwater's roles two thirds
         return st.one_of(st.sampled_from(bw[:3]), st.sampled_from(bw), st.sampled_from(bw + others))
     return st.one_of(st.just(ACTOR), st.sampled_from(others))
 
 
 @st.composite
-
-
 def calls(draw, swarm: Swarm, fixture: Fixture, memory: bool, call_no: int = 0) -> Call:
     binding = None
     if swarm.carrier and call_no == 0:
@@ -95,8 +102,6 @@ def _swarm(draw, swarm: Any) -> Swarm:
 
 
 @st.composite
-
-
 def scenarios(draw, swarm: Swarm | None = None) -> Scenario:
     """A whole scenario; a swarm is drawn from ``swarms()`` unless one is given."""
     sw = _swarm(draw, swarm)
@@ -108,8 +113,6 @@ def scenarios(draw, swarm: Swarm | None = None) -> Scenario:
 
 
 @st.composite
-
-
 def call_sequences(draw, swarm: Swarm | None = None) -> list[Scenario]:
     """One agent and 1..``max_calls`` calls on its threads (the reference threads the stored
     threads from call to call; later scenarios' own ``threads`` are ignored)."""

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from guardspec.model.agent import Actor, ClientTool, DenyPatterns, Mapping
 from guardspec.model.scenario import Loop
 
-
 MARKER = "FORBIDDEN"
 THREAD, FRESH_THREAD, RESOURCE = "t1", "t2", "r1"
 NOW = 1000
@@ -25,7 +24,18 @@ TOOLS = (
 )
 
 STEP_KINDS = frozenset(
-    {"add", "remove", "add_system", "replace_system", "clear_input", "edit_system", "edit_message", "move_carrier", "move_text", "move_history"}
+    {
+        "add",
+        "remove",
+        "add_system",
+        "replace_system",
+        "clear_input",
+        "edit_system",
+        "edit_message",
+        "move_carrier",
+        "move_text",
+        "move_history",
+    }
 )
 # "readd_result" (a stored tool result re-added under input) is a step kind of the aimed swarm
 # REREAD only: left out of STEP_KINDS so that the random swarms draw as before
@@ -35,8 +45,6 @@ ALL_LOOPS = (Loop.GENERATE, Loop.STREAM, Loop.DURABLE)
 
 
 @frozen
-
-
 class Swarm:
     """Which features a scenario may use. ``None`` for ``memory`` means either."""
 
@@ -62,7 +70,9 @@ class Swarm:
     carrier: bool = False  # always a remembered pending call and the caller's outcome for it (M3)
     return_weight: int = 5  # how much likelier a processor returns than ends otherwise
     odd_system: bool = False  # system entries mostly of the rare shapes (odd content, none at all); on in ODD
-    service_actors: bool = False  # agents that may allow service principals, and a service actor whose role they do not allow (G3); on in CALLER
+    service_actors: bool = (
+        False  # agents that may allow service principals, and a service actor whose role they do not allow (G3); on in CALLER
+    )
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
     # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
     # namespaces of its closed table, text/* file data valid and invalid base64, undefined and
@@ -86,7 +96,9 @@ class Swarm:
     # (``data:image/png;base64,…``), which Mastra sends under the part's own type (k44) and
     # Breakwater reads so (docs/breakwater-measurements.md §15); on in the battery's ASSETS only
     foreign_data_uris: bool = False
-    option_refusals: int = 1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
+    option_refusals: int = (
+        1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
+    )
 
 
 DEFAULT = Swarm()
@@ -97,8 +109,6 @@ def _subset(kinds: frozenset) -> st.SearchStrategy[frozenset]:
 
 
 @st.composite
-
-
 def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
     """A random swarm inside ``base``: each feature of ``base`` kept or switched off."""
     return Swarm(
@@ -255,8 +265,24 @@ def battery(max_calls: int = 3) -> list[tuple[str, st.SearchStrategy]]:
     # keeps SYSTEM without them: see ``Swarm.breakwater_shapes``)
     system = evolve(SYSTEM, breakwater_shapes=True)
     # the input-assets gate's URLs on calls that mostly reach the model (processors return)
-    assets = evolve(ASSETS, endings=frozenset({"return"}), returns=frozenset({"same", "array"}), marker_rate=0.0, breakwater_shapes=True, foreign_data_uris=True)
-    for name, b in (("removal", REMOVAL), ("carrier", evolve(CARRIER, carrier_history_result=True)), ("system", system), ("tame", TAME), ("moves", evolve(MOVES, message_metadata=True, returned_system_entries=True)), ("caller", CALLER), ("reread", REREAD), ("assets", assets)):
+    assets = evolve(
+        ASSETS,
+        endings=frozenset({"return"}),
+        returns=frozenset({"same", "array"}),
+        marker_rate=0.0,
+        breakwater_shapes=True,
+        foreign_data_uris=True,
+    )
+    for name, b in (
+        ("removal", REMOVAL),
+        ("carrier", evolve(CARRIER, carrier_history_result=True)),
+        ("system", system),
+        ("tame", TAME),
+        ("moves", evolve(MOVES, message_metadata=True, returned_system_entries=True)),
+        ("caller", CALLER),
+        ("reread", REREAD),
+        ("assets", assets),
+    ):
         out.append((name, st.just(evolve(b, max_calls=max_calls))))
     return out
 
@@ -294,7 +320,14 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     caller = evolve(CALLER, option_refusals=4, max_calls=m)  # the battery's CALLER draws as it did
     # the caller's outcome on a remembered message, a stored result beside it (issue 9 point 13)
     carrier = evolve(CARRIER, carrier_history_result=True, max_calls=m)
-    shares = [redrawn[0]] * 2 + [redrawn[1], st.just(caller)] + [st.just(assets)] * 3 + [st.just(evolve(REREAD, max_calls=m))] + [st.just(returned)] * 2 + [st.just(carrier)] * 2
+    shares = (
+        [redrawn[0]] * 2
+        + [redrawn[1], st.just(caller)]
+        + [st.just(assets)] * 3
+        + [st.just(evolve(REREAD, max_calls=m))]
+        + [st.just(returned)] * 2
+        + [st.just(carrier)] * 2
+    )
     return st.sampled_from(range(len(shares))).flatmap(lambda i: shares[i])
 
 
@@ -305,7 +338,10 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     cases were mixed swarms too)."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
-    odd, bw = st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]), breakwater_swarms(max_calls)
+    odd, bw = (
+        st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]),
+        breakwater_swarms(max_calls),
+    )
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches, so
     # ``one_of(mixed, mixed, mixed, odd)`` had drawn ODD in one case in six, not one in four
     # (the mixed swarms first: Hypothesis' simplest draws, a share of every short run, take them)

@@ -13,13 +13,11 @@ from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, 
 from guardspec.model.values import UNDEFINED, obj
 
 from .messages import parts, tool_parts
-from .swarms import DEFAULT, NOW, RESOURCE, Swarm, THREAD
+from .swarms import DEFAULT, NOW, RESOURCE, THREAD, Swarm
 from .values import notes, texts
 
 
 @frozen
-
-
 class Fixture:
     """The stored history and the caller's outcome for the pending call, when any."""
 
@@ -37,8 +35,6 @@ def _stored(m: Message) -> Message:
 
 
 @st.composite
-
-
 def histories(draw, swarm: Swarm = DEFAULT) -> tuple[Message, ...]:
     """Stored history: a user message, an assistant message with a pending client call (tc1),
     sometimes a completed call with or without a cached output, sometimes a later user turn."""
@@ -64,8 +60,6 @@ def user(id: str, text: str, created_at: int = 0) -> Message:
 
 
 @st.composite
-
-
 def outcome_for(draw, pending: ToolPart, swarm: Swarm = DEFAULT) -> ToolPart:
     """The caller's client tool outcome for a stored pending call."""
     state = draw(st.sampled_from(OUTCOME_STATES))
@@ -86,8 +80,6 @@ def folded(stored_a0: Message, outcome: ToolPart) -> Message:
 
 
 @st.composite
-
-
 def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tuple:
     """What the caller passes: user messages (ids ``c<k>``), bare strings, the remembered
     assistant message with the client tool outcome, rarely a system-role message or a list
@@ -110,7 +102,14 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
             out.append(draw(texts(swarm)))
         elif kind == 1:
             dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms: two or three parts
-            out.append(Message(f"c{call_no}{k}", Role.USER, tuple(draw(st.lists(parts(swarm), min_size=1 + dense, max_size=2 + dense))), created_at=10 + k))
+            out.append(
+                Message(
+                    f"c{call_no}{k}",
+                    Role.USER,
+                    tuple(draw(st.lists(parts(swarm), min_size=1 + dense, max_size=2 + dense))),
+                    created_at=10 + k,
+                )
+            )
         else:
             out.append(user(f"c{call_no}{k}", draw(texts(swarm)), created_at=10 + k))
         if swarm.message_metadata and isinstance(out[-1], Message) and draw(st.booleans()):
@@ -127,8 +126,6 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
 
 
 @st.composite
-
-
 def fixtures(draw, swarm: Swarm) -> Fixture:
     if not (swarm.history or swarm.carrier):
         return Fixture((), None, None)

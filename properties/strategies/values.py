@@ -12,7 +12,6 @@ from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsFunction, JsOb
 
 from .swarms import DEFAULT, MARKER, Swarm
 
-
 notes = st.integers(0, 39).map(lambda k: f"note-{k:02d}")
 
 

@@ -14,14 +14,34 @@ can happen, so that no proof is vacuous.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from attrs import frozen
 
 from . import finish as fin
 from . import listops as ls
 from . import logic as L
-from .encoded import ANSWERED, FAILED, R_FETCH, BY_MAPPER, BY_NO_ID, BY_RBAC, BY_RUNNER, BY_POLICY, REFUSED, R_ABORT, R_POLICY, R_POLICY_FAILED, R_PROC_FAILED, Encoded, file_read, hist_read, label_read, tool_read
+from .encoded import (
+    ANSWERED,
+    BY_MAPPER,
+    BY_NO_ID,
+    BY_POLICY,
+    BY_RBAC,
+    BY_RUNNER,
+    FAILED,
+    R_ABORT,
+    R_FETCH,
+    R_POLICY,
+    R_POLICY_FAILED,
+    R_PROC_FAILED,
+    REFUSED,
+    Encoded,
+    file_read,
+    hist_read,
+    label_read,
+    tool_read,
+)
 from .listops import Slot
 from .scope import NO_LABEL, End, Kind, LoopC, Op, Tool
 
@@ -226,7 +246,9 @@ def touched(e: Encoded, s: int) -> Any:
     for k, done in enumerate(e.completed):
         for j in range(ch.scope.ops):
             o = ch.op[k][j]
-            out.append(L.and_(done, L.or_(L.eq(o, Op.CLEAR_INPUT), L.and_(L.one_of(o, (Op.REMOVE, Op.ADD, Op.MOVE)), L.eq(ch.tgt[k][j], s)))))
+            out.append(
+                L.and_(done, L.or_(L.eq(o, Op.CLEAR_INPUT), L.and_(L.one_of(o, (Op.REMOVE, Op.ADD, Op.MOVE)), L.eq(ch.tgt[k][j], s))))
+            )
     return L.any_(out)
 
 
@@ -244,11 +266,16 @@ def i8(e: Encoded) -> Any:
         outcome = L.one_of(last.c.tool, (Tool.RESULT, Tool.CACHED, Tool.ERROR))
         sent = e.prompt.slots[s]
         sent_ok = L.and_(sent.present, L.ne(sent.c.tool, Tool.NONE))
-        mapped_ok = L.implies(L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on, L.not_(ch.mapping_throws)), L.eq(sent.c.tool, Tool.CACHED))
+        mapped_ok = L.implies(
+            L.and_(L.eq(last.c.tool, Tool.RESULT), ch.mapping_on, L.not_(ch.mapping_throws)), L.eq(sent.c.tool, Tool.CACHED)
+        )
         read_ok = tool_read(e, sent.c.tool)
         row = e.rows[s]
         # saved in its state: an error as an error, a result as a result (mapped or not)
-        saved_ok = L.and_(row.present, L.ite(L.eq(last.c.tool, Tool.ERROR), L.eq(row.c.tool, Tool.ERROR), L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED))))
+        saved_ok = L.and_(
+            row.present,
+            L.ite(L.eq(last.c.tool, Tool.ERROR), L.eq(row.c.tool, Tool.ERROR), L.one_of(row.c.tool, (Tool.RESULT, Tool.CACHED))),
+        )
         on_success = L.implies(L.and_(answered(e), outcome), L.and_(sent_ok, mapped_ok, read_ok, saved_ok))
         out.append(L.implies(considered, L.and_(both, on_success)))
     return L.all_(out)
@@ -260,11 +287,7 @@ def i9(e: Encoded) -> Any:
     thread must hold no text of its caller input."""
     ch = e.choices
     N = ch.scope.messages
-    leaks = [
-        L.and_(e.rows[s].present, L.eq(e.rows[s].c.label, t), L.eq(ch.kind[t], Kind.INPUT))
-        for s in range(N)
-        for t in range(N)
-    ]
+    leaks = [L.and_(e.rows[s].present, L.eq(e.rows[s].c.label, t), L.eq(ch.kind[t], Kind.INPUT)) for s in range(N) for t in range(N)]
     return L.implies(refused(e), L.not_(L.any_(leaks)))
 
 
@@ -283,7 +306,10 @@ def p_i8(e: Encoded) -> Any:
 
 
 def p_i10(e: Encoded) -> Any:
-    return L.any_(L.and_(carrier(e, s), answered(e), last_stage(e, s)[0], last_stage(e, s)[1].present, L.not_(last_stage(e, s)[1].inp)) for s in range(e.choices.scope.messages))
+    return L.any_(
+        L.and_(carrier(e, s), answered(e), last_stage(e, s)[0], last_stage(e, s)[1].present, L.not_(last_stage(e, s)[1].inp))
+        for s in range(e.choices.scope.messages)
+    )
 
 
 # -- claims beyond I1-I10: the clauses three semantic mutants bend, which no invariant of SPEC §P
@@ -315,8 +341,16 @@ def without_processors(e: Encoded) -> Encoded:
         return tuple(tuple(v for _ in range(J)) for _ in range(K))
 
     none = evolve(
-        ch, op=grid(int(Op.NOP)), tgt=grid(0), src=grid(0), omark=grid(False), orole=grid(False),
-        end=(int(End.UNDEFINED),) * K, etgt=(0,) * K, emark=(False,) * K, oext=grid(False),
+        ch,
+        op=grid(int(Op.NOP)),
+        tgt=grid(0),
+        src=grid(0),
+        omark=grid(False),
+        orole=grid(False),
+        end=(int(End.UNDEFINED),) * K,
+        etgt=(0,) * K,
+        emark=(False,) * K,
+        oext=grid(False),
     )
     return encode_guarded(none, e.switches)
 
@@ -339,10 +373,19 @@ def same_observation(a: Encoded, b: Encoded) -> Any:
     for x, y in zip(a.rows, b.rows):
         out.append(L.and_(L.eq(x.present, y.present), L.implies(x.present, L.and_(_same_content(x.c, y.c), L.eq(x.merged, y.merged)))))
     out += [L.eq(a.reply_row, b.reply_row), L.eq(a.title, b.title), L.eq(a.has_result, b.has_result)]
-    res = [L.eq(a.result_reply, b.result_reply)] + [L.eq(x, y) for x, y in zip(a.result_msgs, b.result_msgs)] + [L.eq(x, y) for x, y in zip(a.result_mem, b.result_mem)]
+    res = (
+        [L.eq(a.result_reply, b.result_reply)]
+        + [L.eq(x, y) for x, y in zip(a.result_msgs, b.result_msgs)]
+        + [L.eq(x, y) for x, y in zip(a.result_mem, b.result_mem)]
+    )
     out.append(L.implies(a.has_result, L.all_(res)))
     out.append(L.eq(a.read_on, b.read_on))
-    rd = [L.eq(a.read_tool_raw, b.read_tool_raw), L.eq(a.read_tool_mapped, b.read_tool_mapped), L.eq(a.read_hist_raw, b.read_hist_raw), L.eq(a.read_hist_mapped, b.read_hist_mapped)] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
+    rd = [
+        L.eq(a.read_tool_raw, b.read_tool_raw),
+        L.eq(a.read_tool_mapped, b.read_tool_mapped),
+        L.eq(a.read_hist_raw, b.read_hist_raw),
+        L.eq(a.read_hist_mapped, b.read_hist_mapped),
+    ] + [L.eq(x, y) for x, y in zip(a.read_labels, b.read_labels)]
     rd += [L.eq(x, y) for x, y in zip(a.read_files, b.read_files)]
     out.append(L.implies(a.read_on, L.all_(rd)))
     return L.all_(out)
@@ -445,28 +488,180 @@ BOTH = ("guarded", "raw")
 CLAIMS: dict[str, Claim] = {
     c.name: c
     for c in (
-        Claim("I1", "a refused call leaves every stored thread as it was", ("S8", "S9", "G13", "G14", "M10", "M13"), "I1 refused_call_leaves_threads_intact", BOTH, i1, refused),
-        Claim("I2", "no title is generated from a refused call", ("S9", "G14", "G0", "M10", "M13"), "I2 refused_call_generates_no_title", BOTH, i2, refused),
-        Claim("I3", "a refused result omits input, response, added, changed, moved messages", ("S9", "G13", "G14", "M13"), "I3 refused_result_omits_call_messages", BOTH, i3, lambda e: L.and_(refused(e), e.has_result)),
-        Claim("I4", "nothing reaches the model unread", ("S5", "G9", "G10", "G12", "M11", "M12"), "I4 nothing_reaches_model_unread", BOTH, i4, lambda e: e.prompted),
-        Claim("I5", "a processor failure gives one error event, no policy event, no model call", ("S4", "G6"), "I5 processor_failure_gives_one_error_event", ("guarded",), i5, failed_by_processor),
-        Claim("I6", "an own abort refuses with its own reason and no processor event", ("S4", "G6"), "I6 own_abort_refuses_with_own_reason", ("guarded",), i6, own_refusal),
-        Claim("I7", "each processor runs once, in order, before the model", ("S1", "G2", "G5"), "I7 processors_run_once_before_model", ("guarded",), i7, answered),
-        Claim("I8", "a returned memory+input message stays both, read, mapped, saved", ("S3", "G7", "G10", "G11", "M3", "M13"), "I8 returned_memory_input_stays_both", ("guarded",), i8, p_i8),
-        Claim("I9", "no refused caller text is kept for a later call", ("S8", "S9", "G13", "G14", "M7", "M12"), "I9 refused_text_never_sent_later", BOTH, i9, refused),
-        Claim("I10", "a moved remembered outcome is not re-mapped", ("S6", "G11", "M11"), "I10 moved_outcome_not_remapped", ("guarded",), i10, p_i10),
+        Claim(
+            "I1",
+            "a refused call leaves every stored thread as it was",
+            ("S8", "S9", "G13", "G14", "M10", "M13"),
+            "I1 refused_call_leaves_threads_intact",
+            BOTH,
+            i1,
+            refused,
+        ),
+        Claim(
+            "I2",
+            "no title is generated from a refused call",
+            ("S9", "G14", "G0", "M10", "M13"),
+            "I2 refused_call_generates_no_title",
+            BOTH,
+            i2,
+            refused,
+        ),
+        Claim(
+            "I3",
+            "a refused result omits input, response, added, changed, moved messages",
+            ("S9", "G13", "G14", "M13"),
+            "I3 refused_result_omits_call_messages",
+            BOTH,
+            i3,
+            lambda e: L.and_(refused(e), e.has_result),
+        ),
+        Claim(
+            "I4",
+            "nothing reaches the model unread",
+            ("S5", "G9", "G10", "G12", "M11", "M12"),
+            "I4 nothing_reaches_model_unread",
+            BOTH,
+            i4,
+            lambda e: e.prompted,
+        ),
+        Claim(
+            "I5",
+            "a processor failure gives one error event, no policy event, no model call",
+            ("S4", "G6"),
+            "I5 processor_failure_gives_one_error_event",
+            ("guarded",),
+            i5,
+            failed_by_processor,
+        ),
+        Claim(
+            "I6",
+            "an own abort refuses with its own reason and no processor event",
+            ("S4", "G6"),
+            "I6 own_abort_refuses_with_own_reason",
+            ("guarded",),
+            i6,
+            own_refusal,
+        ),
+        Claim(
+            "I7",
+            "each processor runs once, in order, before the model",
+            ("S1", "G2", "G5"),
+            "I7 processors_run_once_before_model",
+            ("guarded",),
+            i7,
+            answered,
+        ),
+        Claim(
+            "I8",
+            "a returned memory+input message stays both, read, mapped, saved",
+            ("S3", "G7", "G10", "G11", "M3", "M13"),
+            "I8 returned_memory_input_stays_both",
+            ("guarded",),
+            i8,
+            p_i8,
+        ),
+        Claim(
+            "I9",
+            "no refused caller text is kept for a later call",
+            ("S8", "S9", "G13", "G14", "M7", "M12"),
+            "I9 refused_text_never_sent_later",
+            BOTH,
+            i9,
+            refused,
+        ),
+        Claim(
+            "I10",
+            "a moved remembered outcome is not re-mapped",
+            ("S6", "G11", "M11"),
+            "I10 moved_outcome_not_remapped",
+            ("guarded",),
+            i10,
+            p_i10,
+        ),
         # beyond I1-I10 (SPEC §P states no invariant for these clauses)
-        Claim("G7", "identity processors change nothing (each receives every message, G5)", ("S2", "G5", "G7"), "G7 identity_processors_change_nothing", ("guarded",), g7, identity_only),
-        Claim("G11", "a throwing mapping fails the call (breakwater-client-tool-output)", ("S6", "G11"), "G11 mapping_error_fails_call", ("guarded",), g11, lambda e: e.mapping_due),
-        Claim("G12", "the outcome is the policies' decision on the read text", ("G12",), "G12 policy_verdict_matches_read", ("guarded",), g12, lambda e: L.and_(e.read_on, e.choices.evaluator_on)),
-        Claim("G15", "audit events: no reason when allowed, the actor Breakwater reads", ("G3", "G15"), "G15 audit_is_hygienic", ("guarded",), g15, p_g15),
-        Claim("G1", "a generate/stream call given context fails before anything runs", ("G1",), "G1 context_option_fails_as_measured", ("guarded",), g1, context_call),
-        Claim("G3", "RBAC decides as measured (the role is checked for humans only)", ("G3",), "G3 rbac_decides_as_measured", ("guarded",), g3, lambda e: L.and_(L.ne(e.authorize_events, 0), e.choices.actor_service)),
-        Claim("G7n", "systemMessages holding null cannot be applied: never answered", ("G7",), "G7 null_system_entries_fail_as_measured", ("guarded",), g7_null,
-              lambda e: L.and_(L.ne(e.authorize_events, 0), L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)), ("null_system_entries_skipped",)),
-        Claim("G7s", "an AI SDK system entry of a returned array adds nothing", ("G7",), "G7 ai_sdk_system_entries_add_nothing", ("guarded",), g7_sdk,
-              lambda e: L.and_(e.prompted, L.any_(L.eq(x, End.AI_SDK) for x in e.choices.end)), ("ai_sdk_system_entry_applied",)),
-        Claim("G2", "a user file URL the input-assets gate denies is never fetched nor saved", ("G2",), "G2 denied_asset_urls_never_fetched_or_saved", ("guarded",), g2_assets, p_g2,
-              ("input_assets_gate_skipped",)),
+        Claim(
+            "G7",
+            "identity processors change nothing (each receives every message, G5)",
+            ("S2", "G5", "G7"),
+            "G7 identity_processors_change_nothing",
+            ("guarded",),
+            g7,
+            identity_only,
+        ),
+        Claim(
+            "G11",
+            "a throwing mapping fails the call (breakwater-client-tool-output)",
+            ("S6", "G11"),
+            "G11 mapping_error_fails_call",
+            ("guarded",),
+            g11,
+            lambda e: e.mapping_due,
+        ),
+        Claim(
+            "G12",
+            "the outcome is the policies' decision on the read text",
+            ("G12",),
+            "G12 policy_verdict_matches_read",
+            ("guarded",),
+            g12,
+            lambda e: L.and_(e.read_on, e.choices.evaluator_on),
+        ),
+        Claim(
+            "G15",
+            "audit events: no reason when allowed, the actor Breakwater reads",
+            ("G3", "G15"),
+            "G15 audit_is_hygienic",
+            ("guarded",),
+            g15,
+            p_g15,
+        ),
+        Claim(
+            "G1",
+            "a generate/stream call given context fails before anything runs",
+            ("G1",),
+            "G1 context_option_fails_as_measured",
+            ("guarded",),
+            g1,
+            context_call,
+        ),
+        Claim(
+            "G3",
+            "RBAC decides as measured (the role is checked for humans only)",
+            ("G3",),
+            "G3 rbac_decides_as_measured",
+            ("guarded",),
+            g3,
+            lambda e: L.and_(L.ne(e.authorize_events, 0), e.choices.actor_service),
+        ),
+        Claim(
+            "G7n",
+            "systemMessages holding null cannot be applied: never answered",
+            ("G7",),
+            "G7 null_system_entries_fail_as_measured",
+            ("guarded",),
+            g7_null,
+            lambda e: L.and_(L.ne(e.authorize_events, 0), L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)),
+            ("null_system_entries_skipped",),
+        ),
+        Claim(
+            "G7s",
+            "an AI SDK system entry of a returned array adds nothing",
+            ("G7",),
+            "G7 ai_sdk_system_entries_add_nothing",
+            ("guarded",),
+            g7_sdk,
+            lambda e: L.and_(e.prompted, L.any_(L.eq(x, End.AI_SDK) for x in e.choices.end)),
+            ("ai_sdk_system_entry_applied",),
+        ),
+        Claim(
+            "G2",
+            "a user file URL the input-assets gate denies is never fetched nor saved",
+            ("G2",),
+            "G2 denied_asset_urls_never_fetched_or_saved",
+            ("guarded",),
+            g2_assets,
+            p_g2,
+            ("input_assets_gate_skipped",),
+        ),
     )
 }

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import base64
 
-from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore, ThrowingEvaluator
+from guardspec.model.agent import (
+    Actor,
+    Agent,
+    ClientTool,
+    DenyPatterns,
+    Mapping,
+    Memory,
+    MemoryBinding,
+    Thread,
+    ThreadStore,
+    ThrowingEvaluator,
+)
 from guardspec.model.messages import FilePart, Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     Abort,
@@ -28,7 +39,23 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Call, Loop, Scenario
 from guardspec.model.values import UNDEFINED, obj
 
-from .scope import MARKER, Choices, asset_url, End, Kind, LoopC, Op, citation_text, file_text, hist_text, label_text, metadata_text, reasoning_text, result_text, split_parts
+from .scope import (
+    MARKER,
+    Choices,
+    End,
+    Kind,
+    LoopC,
+    Op,
+    asset_url,
+    citation_text,
+    file_text,
+    hist_text,
+    label_text,
+    metadata_text,
+    reasoning_text,
+    result_text,
+    split_parts,
+)
 
 THREAD, RESOURCE, TOOL, CALL_ID = "t1", "r1", "loc", "tc1"
 SOURCES = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
@@ -215,5 +242,11 @@ def follow_up(first: Scenario) -> Scenario:
     from attrs import evolve
 
     agent = evolve(first.agent, processors=(), policies=(), memory=Memory())
-    call = evolve(first.call, loop=Loop.GENERATE, messages=(Message("next", Role.USER, (TextPart("next call"),), 900),), actor=Actor("alice", "operator"), context=())
+    call = evolve(
+        first.call,
+        loop=Loop.GENERATE,
+        messages=(Message("next", Role.USER, (TextPart("next call"),), 900),),
+        actor=Actor("alice", "operator"),
+        context=(),
+    )
     return evolve(first, agent=agent, call=call, name=first.name + " / follow-up")

@@ -120,7 +120,9 @@ def loaded(ch: Choices, lst: ListS) -> ListS:
         # the stored result beside the outcome (``car_hist``) is kept, unmapped; the mirror holds
         # the caller's result only
         hist = L.ite(ch.car_hist, Tool.RESULT, Tool.NONE)
-        carrier = Slot(True, True, True, False, False, Content(s, ch.mark[s], True, carrier_tool(ch), False, mirror=L.not_(ch.car_err), hist=hist), s)
+        carrier = Slot(
+            True, True, True, False, False, Content(s, ch.mark[s], True, carrier_tool(ch), False, mirror=L.not_(ch.car_err), hist=hist), s
+        )
         kept = ls.ite_slot(filtered, ABSENT, lst.slots[s])
         slots.append(ls.ite_slot(L.one_of(k, (Kind.STORED, Kind.RESULT)), stored, ls.ite_slot(L.eq(k, Kind.CARRIER), carrier, kept)))
     return ListS(tuple(slots), lst.systems)

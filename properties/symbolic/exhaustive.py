@@ -10,7 +10,7 @@ violates the invariant. ``bench_proofs`` reports the time each way.
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -51,7 +51,7 @@ def enumerate_scope(scope: Scope, mode: str = "guarded", names: Iterable[str] | 
     names = [n for n in (names or CLAIMS) if mode in CLAIMS[n].modes]
     start = time.perf_counter()
     calls = skipped = 0
-    violations = {n: 0 for n in names}
+    violations = dict.fromkeys(names, 0)
     disagreements = []
     for ch in every_choice(scope):
         if limit is not None and calls + skipped >= limit:
@@ -86,7 +86,9 @@ ENUMERABLE = (Scope(1, 1, 0, call_context=False), Scope(1, 1, 0), Scope(2, 1, 0,
 PROVED = (Scope(4, 2, 3), Scope(5, 3, 3), Scope(6, 3, 4), Scope(8, 4, 4))
 
 
-def bench_proofs(enumerate_bounds: Iterable[Scope] = ENUMERABLE, proof_bounds: Iterable[Scope] = PROVED, mode: str = "guarded") -> list[tuple[str, float, float | None]]:
+def bench_proofs(
+    enumerate_bounds: Iterable[Scope] = ENUMERABLE, proof_bounds: Iterable[Scope] = PROVED, mode: str = "guarded"
+) -> list[tuple[str, float, float | None]]:
     """Rows for ``guardspec bench``: (bound, z3 seconds for I1-I10, enumeration seconds or
     None where the bound is too large to enumerate)."""
     rows = []
@@ -100,4 +102,4 @@ def bench_proofs(enumerate_bounds: Iterable[Scope] = ENUMERABLE, proof_bounds: I
     return rows
 
 
-__all__ = ["enumerate_scope", "verdicts_agree", "bench_proofs", "Enumeration", "count_choices"]
+__all__ = ["Enumeration", "bench_proofs", "count_choices", "enumerate_scope", "verdicts_agree"]

@@ -48,7 +48,10 @@ def mapping_throws(ch: Choices, lst: ListS, remap_moved: bool = False, hist_whol
     """G11: the mapping runs on a result part (as ``map_outputs`` walks them) and throws: under
     the guard the call fails (processor ``breakwater-client-tool-output``); raw Mastra logs it
     and sends the raw result (the part stays uncached)."""
-    due = [L.or_(_due(ch, s, remap_moved), _due_hist(ch, s, remap_moved, hist_whole[i] if hist_whole is not None else True)) for i, s in enumerate(lst.slots)]
+    due = [
+        L.or_(_due(ch, s, remap_moved), _due_hist(ch, s, remap_moved, hist_whole[i] if hist_whole is not None else True))
+        for i, s in enumerate(lst.slots)
+    ]
     return L.and_(ch.mapping_throws, L.any_(due))
 
 
@@ -173,7 +176,9 @@ class Row:
     merged: Any
 
 
-def save(ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstamped: ListS | None = None, restamped: Any = False) -> tuple[tuple, Any]:
+def save(
+    ch: Choices, lst: ListS, merged: tuple, reply: Any, saving: Any, unstamped: ListS | None = None, restamped: Any = False
+) -> tuple[tuple, Any]:
     """M13: the input then the response messages are upserted into thread t1 (when
     ``saving``); returns the rows per slot and whether the reply has its own row. A message
     the reply merged into is saved without the stamp the merge gave its parts on the list

@@ -12,17 +12,17 @@ from . import listops as ls
 from . import logic as L
 from .encoded import (
     ANSWERED,
-    BY_NONE,
-    BY_NO_ID,
-    BY_POLICY,
-    BY_RUNNER,
-    BY_MAPPER,
-    BY_RBAC,
     BY_ASSETS,
-    R_ASSET,
-    R_FETCH,
+    BY_MAPPER,
+    BY_NO_ID,
+    BY_NONE,
+    BY_POLICY,
+    BY_RBAC,
+    BY_RUNNER,
     FAILED,
     R_ABORT,
+    R_ASSET,
+    R_FETCH,
     R_NONE,
     R_POLICY,
     R_POLICY_FAILED,
@@ -32,11 +32,11 @@ from .encoded import (
     REFUSED,
     Encoded,
     ReadItem,
+    file_flags,
+    hist_flags,
     loaded,
     prepared,
     read_flags,
-    file_flags,
-    hist_flags,
 )
 from .listops import ABSENT, ListS, Slot
 from .processor import apply_array, current_array, received_all, returned_items, run_steps, systems_emptied
@@ -44,8 +44,29 @@ from .scope import NO_LABEL, Choices, End, Kind, LoopC, Op, Tool
 from .switches import Switches
 
 CLAUSES = (
-    "M1", "M2", "M3", "M5", "M6", "M7", "M11", "M12", "M13",
-    "G0", "G1", "G2", "G3", "G5", "G6", "G7", "G9", "G10", "G11", "G12", "G13", "G14", "G15",
+    "M1",
+    "M2",
+    "M3",
+    "M5",
+    "M6",
+    "M7",
+    "M11",
+    "M12",
+    "M13",
+    "G0",
+    "G1",
+    "G2",
+    "G3",
+    "G5",
+    "G6",
+    "G7",
+    "G9",
+    "G10",
+    "G11",
+    "G12",
+    "G13",
+    "G14",
+    "G15",
 )
 
 
@@ -118,15 +139,40 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         # and applies the received array)
         sys_null = L.and_(L.not_(st.threw), L.eq(e, End.SYS_NULL))
         steps_list = ls.ite_list(sys_null, systems_emptied(st.list), st.list)
-        after = apply_array(ch, k, steps_list, st.received, items, before, guarded=True, demote=sw.g7_demote, given=received_all(before), also=sys_null if sw.g7_null_skipped else False)
+        after = apply_array(
+            ch,
+            k,
+            steps_list,
+            st.received,
+            items,
+            before,
+            guarded=True,
+            demote=sw.g7_demote,
+            given=received_all(before),
+            also=sys_null if sw.g7_null_skipped else False,
+        )
         # G7: an AI SDK system entry adds nothing (the mutant adds its text as a system message)
         sdk_entry = L.and_(alive, L.not_(st.threw), L.eq(e, End.AI_SDK)) if sw.g7_ai_sdk_applied else False
         if sw.g7_ai_sdk_applied:
             idx = sc.ending_system(k)
-            after = ListS(after.slots, tuple(L.or_(x, sdk_entry) if i == idx else x for i, x in enumerate(after.systems)), after.stale, after.opt_label, after.opt_marked)
+            after = ListS(
+                after.slots,
+                tuple(L.or_(x, sdk_entry) if i == idx else x for i, x in enumerate(after.systems)),
+                after.stale,
+                after.opt_label,
+                after.opt_marked,
+            )
         # G6 outcome classes: own abort; any other throw (around abort included) fails
         trips = L.and_(alive, L.not_(st.threw), L.eq(e, End.TRIPWIRE))  # an own refusal, like abort
-        aborts = L.or_(trips, L.and_(alive, L.or_(L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW)))))
+        aborts = L.or_(
+            trips,
+            L.and_(
+                alive,
+                L.or_(
+                    L.and_(L.not_(st.threw), L.eq(e, End.ABORT)), L.and_(sw.g6_throw_after_abort_is_abort, L.eq(e, End.ABORT_THEN_THROW))
+                ),
+            ),
+        )
         cannot_apply = False if sw.g7_null_skipped else sys_null
         fails = L.and_(alive, L.not_(aborts), L.or_(st.threw, L.one_of(e, (End.THROW, End.ABORT_THEN_THROW)), cannot_apply))
         ok = L.and_(alive, L.not_(aborts), L.not_(fails))
@@ -164,7 +210,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
                 # mutant reads its parts apart: neither the label nor the marker is there)
                 apart = L.and_(L.eq(ch.op[k][j], Op.ADD_SYSTEM), ch.orole[k][j]) if sw.g12_split_apart else False
                 label = L.ite(apart, NO_LABEL, sc.op_label(k, j))
-                system_reads.append(ReadItem(L.and_(recording, after.systems[idx]), label, L.and_(L.not_(apart), ch.omark[k][j]), Tool.NONE))
+                system_reads.append(
+                    ReadItem(L.and_(recording, after.systems[idx]), label, L.and_(L.not_(apart), ch.omark[k][j]), Tool.NONE)
+                )
         completed.append(ok)
         stages.append(after)
         alive = ok
@@ -214,11 +262,19 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         items_read.append(ReadItem(again, m.c.label, m.c.marked, m.c.tool, m.c.flabel, m.c.hist, m.c.url, m.c.uri))
     for active, moved, a, s in rec_slots:
         f = ls.ite_slot(unmapped[s], lst.slots[s], mapped.slots[s])
-        whole = L.and_(f.present, L.or_(L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)), L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c))))
+        whole = L.and_(
+            f.present,
+            L.or_(
+                L.and_(L.or_(f.inp, whole_list), L.not_(f.mem)),
+                L.and_(L.eq(ch.kind[s], Kind.CONTEXT), ls.same_content(base.slots[s].c, f.c)),
+            ),
+        )
         already = L.and_(whole, ls.same_fingerprint(f.c, a.c))
         if sw.g10_skip_history_rewrite:
             active = L.and_(active, L.or_(moved, L.not_(L.and_(f.present, f.mem))))
-        items_read.append(ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel, a.c.hist, a.c.url, a.c.uri))
+        items_read.append(
+            ReadItem(L.and_(active, L.not_(already)), a.c.label, a.c.marked, a.c.tool, a.c.flabel, a.c.hist, a.c.url, a.c.uri)
+        )
     items_read.extend(system_reads)
     labels, raw, mapped_t, marked = read_flags(ch, items_read)
     hist_raw, hist_mapped = hist_flags(items_read)
@@ -249,7 +305,9 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # M12 (docs/mastra-measurements.md §k k44): Mastra fetches every user file URL before the
     # model step; offline the fetch fails and the turn is saved all the same. Under the guard
     # the gate stopped every such call; without it (the mutant) the call fails here
-    fetched = L.and_(answered, L.any_(L.and_(s.present, L.not_(s.c.assistant), s.c.url) for s in mapped.slots)) if sw.g2_gate_skipped else False
+    fetched = (
+        L.and_(answered, L.any_(L.and_(s.present, L.not_(s.c.assistant), s.c.url) for s in mapped.slots)) if sw.g2_gate_skipped else False
+    )
 
     # M12 the model step, M13 saving on success; G14 nothing saved, no title on refusal
     stepped = fin.model_step(mapped)
@@ -262,7 +320,15 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # durable finalisation saves the input and response the removal left (G13: none); on an
     # answered durable call the policy engine re-adds the response messages first (G12 stamps)
     refused_saves = L.and_(runs, L.not_(answered), durable)
-    rows, reply_row = fin.save(ch, ls.ite_list(answered, settled, refused_list), tuple(L.and_(answered, m) for m in stepped.merged), L.and_(answered, stepped.reply), L.or_(answered, refused_saves), mapped, durable)
+    rows, reply_row = fin.save(
+        ch,
+        ls.ite_list(answered, settled, refused_list),
+        tuple(L.and_(answered, m) for m in stepped.merged),
+        L.and_(answered, stepped.reply),
+        L.or_(answered, refused_saves),
+        mapped,
+        durable,
+    )
     reply = L.and_(answered, stepped.reply)
 
     # G3 RBAC: before Mastra on generate/stream (a throw: no list, no result); a tripwire from
@@ -274,7 +340,10 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     final = ls.ite_list(denied, rbac_final, final)
     # durable finalisation after an RBAC tripwire saves what the removal left (nothing)
     rbac_rows, rbac_reply = fin.save(ch, rbac_final, (False,) * N, False, L.and_(denied, durable))
-    rows = tuple(fin.Row(L.ite(denied, b.present, r.present), ls.ite_content(denied, b.c, r.c), L.and_(L.not_(denied), r.merged)) for r, b in zip(rows, rbac_rows))
+    rows = tuple(
+        fin.Row(L.ite(denied, b.present, r.present), ls.ite_content(denied, b.c, r.c), L.and_(L.not_(denied), r.merged))
+        for r, b in zip(rows, rbac_rows)
+    )
     outcome = L.ite(g0, FAILED, L.ite(denied, REFUSED, L.ite(fetched, FAILED, outcome)))
     by = L.ite(g0, BY_NONE, L.ite(denied, BY_RBAC, by))
     reason = L.ite(g0, R_TYPEERROR, L.ite(denied, R_RBAC, L.ite(fetched, R_FETCH, reason)))
@@ -283,12 +352,19 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     if sw.g14_save_on_refusal:
         bad_rows, bad_reply = fin.save(ch, prep, (False,) * N, False, True)
         bent = L.and_(refused, durable)
-        rows = tuple(fin.Row(L.ite(bent, b.present, r.present), ls.ite_content(bent, b.c, r.c), L.and_(L.not_(bent), r.merged)) for r, b in zip(rows, bad_rows))
+        rows = tuple(
+            fin.Row(L.ite(bent, b.present, r.present), ls.ite_content(bent, b.c, r.c), L.and_(L.not_(bent), r.merged))
+            for r, b in zip(rows, bad_rows)
+        )
     title = L.and_(refused, durable, fin.has_user(prep)) if sw.g14_title_on_refusal else False
     final = ls.with_slots(final, tuple(ls.ite_slot(durable, ls.drain(s), s) for s in final.slots))
     has_list = L.and_(L.not_(g0), L.or_(durable, L.not_(denied)))
     rows = tuple(
-        fin.Row(L.ite(L.not_(g0), r.present, fin.is_stored(ch, s)), ls.ite_content(L.not_(g0), r.c, fin.stored_content(ch, s)), L.and_(L.not_(g0), r.merged))
+        fin.Row(
+            L.ite(L.not_(g0), r.present, fin.is_stored(ch, s)),
+            ls.ite_content(L.not_(g0), r.c, fin.stored_content(ch, s)),
+            L.and_(L.not_(g0), r.merged),
+        )
         for s, r in enumerate(rows)
     )
     reply_row = L.and_(runs, reply_row)

@@ -128,7 +128,18 @@ def same_content(a: Content, b: Content) -> Any:
     tool part, the text part's providerOptions and a reasoning part: ``ext``; metadata: ``meta``;
     a file part: ``flabel``; a stored result beside the carrier's outcome: ``hist``). Labels are
     unique per text, so equal labels mean equal texts."""
-    return L.and_(L.eq(a.label, b.label), L.eq(a.assistant, b.assistant), L.eq(a.tool, b.tool), L.eq(a.stamped, b.stamped), L.eq(a.ext, b.ext), L.eq(a.meta, b.meta), L.eq(a.flabel, b.flabel), L.eq(a.hist, b.hist), L.eq(a.url, b.url), L.eq(a.uri, b.uri))
+    return L.and_(
+        L.eq(a.label, b.label),
+        L.eq(a.assistant, b.assistant),
+        L.eq(a.tool, b.tool),
+        L.eq(a.stamped, b.stamped),
+        L.eq(a.ext, b.ext),
+        L.eq(a.meta, b.meta),
+        L.eq(a.flabel, b.flabel),
+        L.eq(a.hist, b.hist),
+        L.eq(a.url, b.url),
+        L.eq(a.uri, b.uri),
+    )
 
 
 def same_fingerprint(a: Content, b: Content) -> Any:
@@ -156,8 +167,12 @@ def of_source(src: Any, c: Content, obj: Any) -> Slot:
     an empty set). Every source but memory stamps its parts (M2)."""
     stamped = L.or_(c.stamped, L.ne(src, Src.MEMORY))
     return with_sources(
-        L.eq(src, Src.MEMORY), L.eq(src, Src.INPUT), L.eq(src, Src.RESPONSE), L.eq(src, Src.CONTEXT),
-        evolve(c, stamped=stamped), obj,
+        L.eq(src, Src.MEMORY),
+        L.eq(src, Src.INPUT),
+        L.eq(src, Src.RESPONSE),
+        L.eq(src, Src.CONTEXT),
+        evolve(c, stamped=stamped),
+        obj,
     )
 
 

@@ -7,7 +7,8 @@ build the formula z3 proves. Constant folding keeps the formula small where a va
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import z3
 

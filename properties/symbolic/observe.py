@@ -18,24 +18,24 @@ import z3
 
 from guardspec.model.messages import FilePart, Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, Failed, Refused
-from guardspec.reference.reading import cached_output
 from guardspec.model.values import UNDEFINED, JsObject
+from guardspec.reference.reading import cached_output
 
 from ..invariants.scenario import request_actor
 from . import logic as L
 from .encoded import (
     ANSWERED,
+    BY_ASSETS,
     BY_MAPPER,
     BY_NO_ID,
     BY_NONE,
     BY_POLICY,
     BY_RBAC,
-    BY_ASSETS,
-    R_ASSET,
-    R_FETCH,
     BY_RUNNER,
     FAILED,
     R_ABORT,
+    R_ASSET,
+    R_FETCH,
     R_POLICY,
     R_POLICY_FAILED,
     R_PROC_FAILED,
@@ -102,7 +102,20 @@ def content_of(m: Message) -> tuple:
     # an ADD's extra content: the first text part's providerOptions, a reasoning part
     opts = text is not None and text.provider_options is not UNDEFINED
     reasoning = any(isinstance(p, ReasoningPart) for p in m.parts or ())
-    return (label, marked, m.role is Role.ASSISTANT, int(t), stamped, opts, reasoning, m.metadata is not UNDEFINED, _file_label(m), int(h), _file_url(m), _file_uri(m))
+    return (
+        label,
+        marked,
+        m.role is Role.ASSISTANT,
+        int(t),
+        stamped,
+        opts,
+        reasoning,
+        m.metadata is not UNDEFINED,
+        _file_label(m),
+        int(h),
+        _file_url(m),
+        _file_uri(m),
+    )
 
 
 def _tool_state(tool: ToolPart | None) -> Tool:
@@ -158,7 +171,12 @@ def of_run(sc: Scope, ex: Any) -> dict:
     if isinstance(o, Answered):
         out["outcome"] = (ANSWERED, BY_NONE, 0)
     elif isinstance(o, Refused):
-        names = {"breakwater-rbac": BY_RBAC, "breakwater-policy-engine": BY_POLICY, "breakwater-client-tool-output": BY_MAPPER, "breakwater-input-assets": BY_ASSETS}
+        names = {
+            "breakwater-rbac": BY_RBAC,
+            "breakwater-policy-engine": BY_POLICY,
+            "breakwater-client-tool-output": BY_MAPPER,
+            "breakwater-input-assets": BY_ASSETS,
+        }
         names.update({f"{ex.scenario.agent.id}-input-processor": BY_RUNNER, "": BY_NO_ID})
         by = names.get(o.processor_id)
         if by is None:
@@ -181,7 +199,10 @@ def of_run(sc: Scope, ex: Any) -> dict:
         fetch = o.error == "DOWNLOAD_ASSETS_FAILED" or o.error.startswith("Error: Failed to download asset: ")
         out["outcome"] = (FAILED, BY_NONE, R_TYPEERROR if o.error.startswith("TypeError") else R_FETCH if fetch else R_RAW_FAILED)
     if ex.mode.value == "guarded":
-        out["audit"] = tuple(sum(e.action == a for e in obs.audit) for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy", "agent.input.asset"))
+        out["audit"] = tuple(
+            sum(e.action == a for e in obs.audit)
+            for a in ("agent.input.authorize", "agent.input.processor", "agent.input.policy", "agent.input.asset")
+        )
         actor = request_actor(ex.scenario.call.actor)
         allowed = [e for e in obs.audit if e.decision == "allowed"]
         out["audit_shape"] = (len(allowed), sum(bool(e.reason) for e in allowed), sum(e.actor != actor for e in obs.audit))
@@ -268,7 +289,20 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         opts = ext if opts is None else v(opts)
         reasoning = (ext and not v(c.assistant)) if reasoning is None else v(reasoning)
         meta = v(c.meta) if meta is None else v(meta)
-        return (v(c.label), v(c.marked), v(c.assistant), v(c.tool), v(c.stamped), opts, reasoning, meta, v(c.flabel), v(c.hist), v(c.url), v(c.uri) if uri is None else uri)
+        return (
+            v(c.label),
+            v(c.marked),
+            v(c.assistant),
+            v(c.tool),
+            v(c.stamped),
+            opts,
+            reasoning,
+            meta,
+            v(c.flabel),
+            v(c.hist),
+            v(c.url),
+            v(c.uri) if uri is None else uri,
+        )
 
     def sent(i: int, sl: Any) -> tuple:
         """A prompt message as sent (M12: no part options; a user message's text parts only;
@@ -318,7 +352,14 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         out["read"] = None
     else:
         files = tuple(l for l, f in zip(sc.labels, e.read_files) if v(f)) if e.read_files else ()
-        out["read"] = (tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)), v(e.read_tool_raw), v(e.read_tool_mapped), files, v(e.read_hist_raw), v(e.read_hist_mapped))
+        out["read"] = (
+            tuple(l for l, f in zip(sc.labels, e.read_labels) if v(f)),
+            v(e.read_tool_raw),
+            v(e.read_tool_mapped),
+            files,
+            v(e.read_hist_raw),
+            v(e.read_hist_mapped),
+        )
         if e.mode == "guarded":
             out["read"] += (False,)  # the guard reads no ADD's citation nor a user reasoning part
     return out

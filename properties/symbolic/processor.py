@@ -79,9 +79,7 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
         o, t = ch.op[k][j], ch.tgt[k][j]
         act = L.not_(threw)
         label = sc.op_label(k, j)
-        is_add, is_rm, is_edit, is_clear, is_move = (
-            L.and_(act, L.eq(o, x)) for x in (Op.ADD, Op.REMOVE, Op.EDIT, Op.CLEAR_INPUT, Op.MOVE)
-        )
+        is_add, is_rm, is_edit, is_clear, is_move = (L.and_(act, L.eq(o, x)) for x in (Op.ADD, Op.REMOVE, Op.EDIT, Op.CLEAR_INPUT, Op.MOVE))
         target_present = L.any_(L.and_(L.eq(t, s), lst.slots[s].present) for s in range(N))
         freezing = L.and_(live, act, L.not_(frozen), L.one_of(o, (Op.REMOVE, Op.CLEAR_INPUT, Op.MOVE))) if live is not False else False
         for s in range(N):
@@ -94,7 +92,23 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
         for s in range(N):
             old = lst.slots[s]
             hit = L.eq(t, s)
-            added, in_scope = ls.add(old, ch.src[k][j], Content(label, ch.omark[k][j], ch.orole[k][j], Tool.NONE, False, ch.ext(k, j), ch.ext(k, j), flabel=L.ite(ch.file(k, j), label, NO_LABEL), url=ch.url(k, j), uri=ch.uri(k, j)), 100 + label)
+            added, in_scope = ls.add(
+                old,
+                ch.src[k][j],
+                Content(
+                    label,
+                    ch.omark[k][j],
+                    ch.orole[k][j],
+                    Tool.NONE,
+                    False,
+                    ch.ext(k, j),
+                    ch.ext(k, j),
+                    flabel=L.ite(ch.file(k, j), label, NO_LABEL),
+                    url=ch.url(k, j),
+                    uri=ch.uri(k, j),
+                ),
+                100 + label,
+            )
             # MOVE: the literal copy (the carrier as memory loaded it, with the caller's result)
             is_carrier = L.eq(ch.kind[s], Kind.CARRIER)
             with_result = L.one_of(ch.kind[s], (Kind.CARRIER, Kind.RESULT))
@@ -113,9 +127,9 @@ def run_steps(ch: Choices, k: int, lst: ListS, rcv: Received, live: Any = False)
                     L.and_(is_move, hit),
                     moved,
                     ls.ite_slot(
-                    L.and_(is_rm, hit),
-                    ABSENT,
-                    ls.ite_slot(do_edit, edited, ls.ite_slot(is_clear, ls.clear_input(old), old)),
+                        L.and_(is_rm, hit),
+                        ABSENT,
+                        ls.ite_slot(do_edit, edited, ls.ite_slot(is_clear, ls.clear_input(old), old)),
                     ),
                 ),
             )
@@ -192,7 +206,15 @@ def returned_items(ch: Choices, k: int, now: Received) -> Items:
 
 
 def apply_array(
-    ch: Choices, k: int, lst: ListS, rcv: Received, items: Items, before: ListS, guarded: bool, demote: bool = False, given: Received | None = None,
+    ch: Choices,
+    k: int,
+    lst: ListS,
+    rcv: Received,
+    items: Items,
+    before: ListS,
+    guarded: bool,
+    demote: bool = False,
+    given: Received | None = None,
     also: Any = False,
 ) -> ListS:
     """G7 Applying messages / M8 ``applyMessagesToMessageList``: received ids missing from the

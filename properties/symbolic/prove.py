@@ -11,7 +11,8 @@ proof holds only because its premise cannot happen.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import z3
 from attrs import evolve, frozen
@@ -92,7 +93,20 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
                     ofile = grid_set(ch.ofile, k, j, False) if ch.ofile else ch.ofile
                     ourl = grid_set(ch.ourl, k, j, False) if ch.ourl else ch.ourl
                     ouri = grid_set(ch.ouri, k, j, False) if ch.ouri else ch.ouri
-                    candidates.append(evolve(ch, op=grid_set(ch.op, k, j, int(Op.NOP)), tgt=grid_set(ch.tgt, k, j, 0), src=grid_set(ch.src, k, j, 0), omark=grid_set(ch.omark, k, j, False), orole=grid_set(ch.orole, k, j, False), oext=oext, ofile=ofile, ourl=ourl, ouri=ouri))
+                    candidates.append(
+                        evolve(
+                            ch,
+                            op=grid_set(ch.op, k, j, int(Op.NOP)),
+                            tgt=grid_set(ch.tgt, k, j, 0),
+                            src=grid_set(ch.src, k, j, 0),
+                            omark=grid_set(ch.omark, k, j, False),
+                            orole=grid_set(ch.orole, k, j, False),
+                            oext=oext,
+                            ofile=ofile,
+                            ourl=ourl,
+                            ouri=ouri,
+                        )
+                    )
                 if ch.ext(k, j):
                     candidates.append(evolve(ch, oext=grid_set(ch.oext, k, j, False)))
                 if ch.url(k, j):
@@ -102,13 +116,32 @@ def _shrink_while(ch: Choices, fails: Any) -> Choices:
                 if ch.file(k, j) and not ch.url(k, j) and not ch.uri(k, j):
                     candidates.append(evolve(ch, ofile=grid_set(ch.ofile, k, j, False)))
             if ch.end[k] != End.UNDEFINED:
-                candidates.append(evolve(ch, end=tup_set(ch.end, k, int(End.UNDEFINED)), etgt=tup_set(ch.etgt, k, 0), emark=tup_set(ch.emark, k, False)))
+                candidates.append(
+                    evolve(ch, end=tup_set(ch.end, k, int(End.UNDEFINED)), etgt=tup_set(ch.etgt, k, 0), emark=tup_set(ch.emark, k, False))
+                )
         for s in range(sc.messages):
             if ch.kind[s] != Kind.ABSENT:
-                candidates.append(evolve(ch, kind=tup_set(ch.kind, s, int(Kind.ABSENT)), assistant=tup_set(ch.assistant, s, False), mark=tup_set(ch.mark, s, False)))
+                candidates.append(
+                    evolve(
+                        ch,
+                        kind=tup_set(ch.kind, s, int(Kind.ABSENT)),
+                        assistant=tup_set(ch.assistant, s, False),
+                        mark=tup_set(ch.mark, s, False),
+                    )
+                )
             if ch.mark[s]:
                 candidates.append(evolve(ch, mark=tup_set(ch.mark, s, False)))
-        for f, v in (("title_on", False), ("mapping_on", False), ("res_mark", False), ("car_err", False), ("car_hist", False), ("hist_mark", False), ("actor_unreadable", False), ("actor_service", False), ("rbac_ok", True)):
+        for f, v in (
+            ("title_on", False),
+            ("mapping_on", False),
+            ("res_mark", False),
+            ("car_err", False),
+            ("car_hist", False),
+            ("hist_mark", False),
+            ("actor_unreadable", False),
+            ("actor_service", False),
+            ("rbac_ok", True),
+        ):
             if getattr(ch, f) != v:
                 candidates.append(evolve(ch, **{f: v}))
         for c in candidates:
@@ -275,4 +308,15 @@ def refute_mutant(mutant: str, scope: Scope = DEFAULT_SCOPE, timeout: float = 60
     return found
 
 
-__all__ = ["prove", "Verdict", "Kill", "refute_mutant", "assumptions_satisfiable", "encode", "DEFAULT_SCOPE", "INVARIANTS", "shrink", "replay"]
+__all__ = [
+    "DEFAULT_SCOPE",
+    "INVARIANTS",
+    "Kill",
+    "Verdict",
+    "assumptions_satisfiable",
+    "encode",
+    "prove",
+    "refute_mutant",
+    "replay",
+    "shrink",
+]

@@ -23,10 +23,10 @@ from .encoded import (
     REFUSED,
     Encoded,
     ReadItem,
+    hist_flags,
     loaded,
     prepared,
     read_flags,
-    hist_flags,
 )
 from .listops import ABSENT, Slot
 from .processor import apply_array, current_array, ite_received, next_received, received_all, returned_items, run_steps

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
 from attrs import evolve
 
@@ -84,9 +84,15 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
     hist = carrier is not None and rng.random() < 0.5
     ch = evolve(ch, car_hist=hist, hist_mark=hist and rng.random() < 0.3)
     # a user ADD's file part names a URL (the gate denies it) a third of the time, drawn last
-    ch = evolve(ch, ourl=tuple(tuple(bool(f) and not r and rng.random() < 1 / 3 for f, r in zip(frow, rrow)) for frow, rrow in zip(ch.ofile, ch.orole)))
+    ch = evolve(
+        ch,
+        ourl=tuple(tuple(bool(f) and not r and rng.random() < 1 / 3 for f, r in zip(frow, rrow)) for frow, rrow in zip(ch.ofile, ch.orole)),
+    )
     # another file part's data a data URI naming another media type, a third of the time
-    return evolve(ch, ouri=tuple(tuple(bool(f) and not u and rng.random() < 1 / 3 for f, u in zip(frow, urow)) for frow, urow in zip(ch.ofile, ch.ourl)))
+    return evolve(
+        ch,
+        ouri=tuple(tuple(bool(f) and not u and rng.random() < 1 / 3 for f, u in zip(frow, urow)) for frow, urow in zip(ch.ofile, ch.ourl)),
+    )
 
 
 def _slot_values(sc: Scope) -> list[tuple]:
@@ -130,16 +136,31 @@ def every_choice(sc: Scope) -> Iterator[Choices]:
             for ops in itertools.product(_op_values(sc), repeat=sc.processors * sc.ops):
                 for ends in itertools.product(_end_values(sc), repeat=sc.processors):
                     for loop, (rbac, unreadable, service), title, (mapping, throws), evaluator in itertools.product(
-                        range(3), ((True, False, False), (True, False, True), (False, False, False), (False, True, False)),
-                        (False, True), ((False, False), (True, False), (True, True)), (False, True),
+                        range(3),
+                        ((True, False, False), (True, False, True), (False, False, False), (False, True, False)),
+                        (False, True),
+                        ((False, False), (True, False), (True, True)),
+                        (False, True),
                     ):
                         grid = [ops[k * sc.ops : (k + 1) * sc.ops] for k in range(sc.processors)]
                         ch = Choices(
-                            sc, loop, rbac, title, mapping, res_mark,
-                            tuple(s[0] for s in slots), tuple(s[1] for s in slots), tuple(s[2] for s in slots),
+                            sc,
+                            loop,
+                            rbac,
+                            title,
+                            mapping,
+                            res_mark,
+                            tuple(s[0] for s in slots),
+                            tuple(s[1] for s in slots),
+                            tuple(s[2] for s in slots),
                             *(tuple(tuple(o[i] for o in row) for row in grid) for i in range(5)),
-                            tuple(e[0] for e in ends), tuple(e[1] for e in ends), tuple(e[2] for e in ends),
-                            throws, evaluator, unreadable, service,
+                            tuple(e[0] for e in ends),
+                            tuple(e[1] for e in ends),
+                            tuple(e[2] for e in ends),
+                            throws,
+                            evaluator,
+                            unreadable,
+                            service,
                             tuple(tuple(False for _ in row) for row in grid),  # no ADD's extra content (random sampling draws it)
                             car_err,
                         )

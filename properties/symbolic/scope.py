@@ -277,7 +277,35 @@ class Choices:
         return self.oext[k][j] if self.oext else False
 
 
-FIELDS = ("loop", "rbac_ok", "title_on", "mapping_on", "res_mark", "kind", "assistant", "mark", "op", "tgt", "src", "omark", "orole", "end", "etgt", "emark", "mapping_throws", "evaluator_on", "actor_unreadable", "actor_service", "oext", "car_err", "ofile", "car_hist", "hist_mark", "ourl", "ouri")
+FIELDS = (
+    "loop",
+    "rbac_ok",
+    "title_on",
+    "mapping_on",
+    "res_mark",
+    "kind",
+    "assistant",
+    "mark",
+    "op",
+    "tgt",
+    "src",
+    "omark",
+    "orole",
+    "end",
+    "etgt",
+    "emark",
+    "mapping_throws",
+    "evaluator_on",
+    "actor_unreadable",
+    "actor_service",
+    "oext",
+    "car_err",
+    "ofile",
+    "car_hist",
+    "hist_mark",
+    "ourl",
+    "ouri",
+)
 
 
 def symbolic(scope: Scope) -> Choices:
@@ -325,7 +353,11 @@ def assumptions(ch: Choices) -> list:
     sc = ch.scope
     N, K, J = sc.messages, sc.processors, sc.ops
     # an unreadable actor is no actor (G3): RBAC denies it, as it denies the viewer
-    out = [L.and_(ch.loop >= 0, ch.loop <= 2), L.implies(ch.mapping_throws, ch.mapping_on), L.implies(ch.actor_unreadable, L.not_(ch.rbac_ok))]
+    out = [
+        L.and_(ch.loop >= 0, ch.loop <= 2),
+        L.implies(ch.mapping_throws, ch.mapping_on),
+        L.implies(ch.actor_unreadable, L.not_(ch.rbac_ok)),
+    ]
     # a service principal (kind allowed, role viewer) is allowed: RBAC checks the role of humans only
     out.append(L.implies(ch.actor_service, L.and_(ch.rbac_ok, L.not_(ch.actor_unreadable))))
     for s in range(N):

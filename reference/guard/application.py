@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.fast import evolve
 from guardspec.model.jsvalues import falsy
+from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED
 
 from .. import messagelist as ml
@@ -76,7 +76,9 @@ def _is_system(e: Any) -> bool:
     return isinstance(e, SystemMessage) or (isinstance(e, Message) and e.role is Role.SYSTEM)
 
 
-def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], before: dict[str, frozenset[Source]]) -> MessageList:
+def apply_messages(
+    lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], before: dict[str, frozenset[Source]]
+) -> MessageList:
     """G7 Applying messages, in Breakwater's order (``applyInputMessages``,
     docs/breakwater-measurements.md §5): received ids missing from the result are removed;
     then each system-role entry adds its text as a system message (``system_entry_text``:

@@ -13,15 +13,16 @@ prompt conversion (``convertMessages(...).to('AIV5.Model')``, measured).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from attrs import frozen
 
 from guardspec.model.agent import Agent
+from guardspec.model.errors import MastraError
 from guardspec.model.messages import FilePart, ImagePart, Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, Accessor, JsObject
 
-from guardspec.model.errors import MastraError
 from ..messagelist import MessageList
 from ..prompt import sent_error_text
 from ..reading import cached_output, clonable_entry
@@ -203,7 +204,13 @@ def _output_urls(output: Any) -> list[Url]:
         if not isinstance(item, JsObject):
             continue
         kind = item.get("type")
-        data = item.get("url") if kind in ("image-url", "file-url") else item.get("data") if kind in ("media", "image-data", "file-data") else None
+        data = (
+            item.get("url")
+            if kind in ("image-url", "file-url")
+            else item.get("data")
+            if kind in ("media", "image-data", "file-data")
+            else None
+        )
         url = prompt_media_url(data) if isinstance(data, str) else None
         if url is not None:
             out.append(url)

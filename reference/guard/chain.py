@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
@@ -50,7 +48,7 @@ class ChainContext:
 
     memory_bound: bool
     whole_list: bool = True
-    trace: Union[Trace, None] = None
+    trace: Trace | None = None
 
 
 @frozen
@@ -59,15 +57,13 @@ class GuardedChain:
     it, the audit events the chain emitted, and what the policies read."""
 
     list: MessageList
-    refusal: Union[Refusal, None]
+    refusal: Refusal | None
     audit: tuple[AuditEvent, ...]
     read: str | None
     record: tuple[Addition, ...]
 
 
-def event(
-    agent: Agent, actor: Actor | None, action: str, decision: str, reason: str | None, detail: dict | None = None
-) -> AuditEvent:
+def event(agent: Agent, actor: Actor | None, action: str, decision: str, reason: str | None, detail: dict | None = None) -> AuditEvent:
     """G15 Audit hygiene: every event carries the actor Breakwater reads from the request
     context (or null), resource ``agent:<id>``, the decision, and the reason of a denial or an
     error, and never thrown-error text, evaluator reasons or message text. Breakwater's shapes
@@ -115,9 +111,7 @@ def guarded_chain(
     audit: list[AuditEvent] = []
     record: list[Addition] = []
 
-    def stop(
-        lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = (), rethrown: bool = False
-    ) -> GuardedChain:
+    def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = (), rethrown: bool = False) -> GuardedChain:
         lst = refusal_removal(lst, record, snap, carriers)
         if trace:
             trace.stage(f"refusal removal ({pid})", lst, reason)
@@ -207,7 +201,9 @@ def guarded_chain(
         g = stop(lst, f"policy '{verdict.policy}' denied the input", POLICY_ENGINE, None, all_carriers)
         return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
     if isinstance(verdict, PolicyFailed):
-        audit.append(event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", {"policy": verdict.policy, "channel": "answer"}))
+        audit.append(
+            event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", {"policy": verdict.policy, "channel": "answer"})
+        )
         g = stop(lst, "policy evaluation failed", POLICY_ENGINE, None, all_carriers)
         return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
     assert isinstance(verdict, PolicyAllowed)

@@ -66,11 +66,7 @@ def remembered_outcome_ids(lst: MessageList, recorded: frozenset[tuple[str, str,
     """The remembered messages carrying the caller's client tool outcome: memory+input
     messages with an outcome part the recorder saw (G4, G9, G13)."""
     ids = {r[0] for r in recorded}
-    return tuple(
-        s.message.id
-        for s in lst.slots
-        if s.message.id in ids and Source.MEMORY in s.sources and Source.INPUT in s.sources
-    )
+    return tuple(s.message.id for s in lst.slots if s.message.id in ids and Source.MEMORY in s.sources and Source.INPUT in s.sources)
 
 
 def moved_out(lst: MessageList, carriers: tuple[str, ...]) -> list[Message]:
@@ -83,9 +79,7 @@ def moved_out(lst: MessageList, carriers: tuple[str, ...]) -> list[Message]:
     return out
 
 
-def additions_after(
-    before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str
-) -> list[Addition]:
+def additions_after(before: Counter, lst: MessageList, carriers: tuple[str, ...], processor_id: str) -> list[Addition]:
     """G9: the additions recorded after one processor, moved carriers included even when
     their fingerprint matches."""
     adds = [Addition(e, processor_id) for e in unmatched(before, lst)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from guardspec.model.fast import evolve
-
 from guardspec.model.messages import Message, Source, ToolPart
 from guardspec.model.values import UNDEFINED
 
@@ -14,9 +13,7 @@ from ..reading import fingerprint
 from .changes import Addition
 
 
-def caller_messages(
-    lst: MessageList, recorded: frozenset[tuple[str, str, str]], whole_list: bool = True
-) -> list[Message]:
+def caller_messages(lst: MessageList, recorded: frozenset[tuple[str, str, str]], whole_list: bool = True) -> list[Message]:
     """G10 Caller messages (Breakwater's ``callerMessages``, docs/breakwater-measurements.md
     §9): of the messages the policy engine receives, in list order, each one memory does not
     hold, whole; of one memory holds that is also input, only the client tool outcome parts the
@@ -36,11 +33,7 @@ def caller_messages(
         if m.id not in remembered:
             out.append(m)
         elif m.id in inputs:
-            seen = tuple(
-                p
-                for p in m.parts or ()
-                if isinstance(p, ToolPart) and (m.id, p.tool_call_id, p.state.value) in recorded
-            )
+            seen = tuple(p for p in m.parts or () if isinstance(p, ToolPart) and (m.id, p.tool_call_id, p.state.value) in recorded)
             if seen:
                 # Breakwater's restricted copy is a new content object: parts alone, no mirror
                 out.append(evolve(m, parts=seen, metadata=UNDEFINED, tool_invocations=None))

@@ -11,12 +11,23 @@ substrate adds, cache keys, the stored format), ``sources`` (M1), ``add`` (M2), 
 of the interpreter calls (``ml.add_one``, ``ml.checker``, ...).
 """
 
+from guardspec.model.errors import MastraError
 from guardspec.model.messages import FilePart, ImagePart, Source
 
-from guardspec.model.errors import MastraError
 from .add import add, add_one, replace_message, shared
 from .merge import merge_parts
-from .parts import ERROR_PART, STEP_START, ErrorPart, StepStartPart, as_db_message, cache_key, part_key, part_text, visible_parts, without_steps
+from .parts import (
+    ERROR_PART,
+    STEP_START,
+    ErrorPart,
+    StepStartPart,
+    as_db_message,
+    cache_key,
+    part_key,
+    part_text,
+    visible_parts,
+    without_steps,
+)
 from .removal import clear_source, drain_unsaved, remove_by_ids
 from .sources import checker, push_source, source_ids, sources_by_id
 from .system import add_system, replace_all_system, set_system, system_text

@@ -3,13 +3,14 @@ messages they are given; and the in-place writes every object sharing a content 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
-
-from guardspec.model.fast import evolve
-from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
+from collections.abc import Iterable
+from typing import Any
 
 from guardspec.model.errors import MastraError
+from guardspec.model.fast import evolve
 from guardspec.model.jsvalues import falsy
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
+
 from .fold import memory_fold
 from .merge import _mergeable, merge_parts
 from .parts import as_db_message, cache_key
@@ -185,7 +186,9 @@ def shared(slots: list[Slot], message: Message) -> None:
             continue
         if cref and m.content_ref == cref:
             if m.parts is not message.parts or m.metadata is not message.metadata or m.tool_invocations is not message.tool_invocations:
-                slots[i] = Slot(evolve(m, parts=message.parts, metadata=message.metadata, tool_invocations=message.tool_invocations), s.sources)
+                slots[i] = Slot(
+                    evolve(m, parts=message.parts, metadata=message.metadata, tool_invocations=message.tool_invocations), s.sources
+                )
         elif by_ref and m.parts:
             parts = tuple(by_ref.get(p.ref, p) if p.ref else p for p in m.parts)
             if any(a is not b for a, b in zip(parts, m.parts)):

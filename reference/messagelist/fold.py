@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
 from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED
 
-from guardspec.model.errors import MastraError
 from .merge import _advances, _spread, merge_parts
 from .sources import _push
 from .value import EMPTY, Slot

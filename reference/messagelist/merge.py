@@ -48,11 +48,7 @@ def _push_new_part(parts: list, role: Role, incoming: list, i: int, part: Part, 
         return 0
     has_step_before = i > 0 and isinstance(incoming[i - 1], StepStartPart)
     needs = (
-        role is Role.ASSISTANT
-        and isinstance(part, TextPart)
-        and not has_step_before
-        and bool(parts)
-        and isinstance(parts[-1], ToolPart)
+        role is Role.ASSISTANT and isinstance(part, TextPart) and not has_step_before and bool(parts) and isinstance(parts[-1], ToolPart)
     )
     if insert_at is not None:
         parts[insert_at:insert_at] = [STEP_START, part] if needs else [part]
@@ -104,7 +100,12 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
                 had_both = q.approval is not UNDEFINED and q.error_text is not UNDEFINED
                 first = q.approval_first if had_both else q.error_text is UNDEFINED
                 parts[at] = evolve(
-                    q, state=p.state, approval=p.approval, error_text=p.error_text, args=_spread(q.args, p.args), provider_metadata=md,
+                    q,
+                    state=p.state,
+                    approval=p.approval,
+                    error_text=p.error_text,
+                    args=_spread(q.args, p.args),
+                    provider_metadata=md,
                     approval_first=first,
                 )
             anchors[i] = at

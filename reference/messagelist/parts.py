@@ -6,9 +6,8 @@ from __future__ import annotations
 from attrs import frozen
 
 from guardspec.model.fast import evolve
-from guardspec.model.messages import FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolPart
-
 from guardspec.model.jsvalues import to_string
+from guardspec.model.messages import FilePart, ImagePart, Message, Part, ReasoningPart, TextPart, ToolPart
 
 
 @frozen

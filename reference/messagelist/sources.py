@@ -36,9 +36,7 @@ def source_ids(lst: MessageList, source: Source) -> frozenset[str]:
     """M1 ``makeMessageSourceChecker()``'s set for ``source``: the ids of its members, on the
     list or off it (``detached``, k54), as Breakwater asks it (``memory.has(id)``,
     docs/breakwater-measurements.md §27)."""
-    return frozenset(
-        [s.message.id for s in lst.slots if source in s.sources] + [i for i, src in lst.detached if src is source]
-    )
+    return frozenset([s.message.id for s in lst.slots if source in s.sources] + [i for i, src in lst.detached if src is source])
 
 
 def sources_by_id(lst: MessageList) -> dict[str, frozenset[Source]]:

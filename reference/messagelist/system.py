@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
+from guardspec.model.jsvalues import join_texts, read
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED, JsObject
 
-from guardspec.model.errors import MastraError
-from guardspec.model.jsvalues import join_texts, read
 from .parts import as_db_message
 from .value import MessageList
 
@@ -79,12 +80,12 @@ def _aiv5_system_text(content: Any) -> str:
 
 def _as_system(entry: Any) -> SystemMessage:
     """M6 / docs/mastra-measurements.md §e: what ``addSystem`` stores. A string is kept. A
-    system message without an ``experimental_providerMetadata`` key is converted (AI SDK v5
-    path): array content is flattened to one string joined by newlines, part providerOptions
-    are dropped and the message's providerOptions move to experimental_providerMetadata. With
-    that key (v4 path) it is stored as given. A DB-shaped system message is reduced to its
-    text only when it carries a ``content.content`` string, which model messages never do: like
-anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
+        system message without an ``experimental_providerMetadata`` key is converted (AI SDK v5
+        path): array content is flattened to one string joined by newlines, part providerOptions
+        are dropped and the message's providerOptions move to experimental_providerMetadata. With
+        that key (v4 path) it is stored as given. A DB-shaped system message is reduced to its
+        text only when it carries a ``content.content`` string, which model messages never do: like
+    anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
     if isinstance(entry, str):
         return SystemMessage(entry)
     if isinstance(entry, SystemMessage):
@@ -182,8 +183,5 @@ def set_system(lst: MessageList, tag: str | None, index: int, msg: SystemMessage
         return evolve(lst, untagged=tuple(u))
     return evolve(
         lst,
-        tagged=tuple(
-            (t, tuple(msg if i == index else m for i, m in enumerate(b)) if t == tag else b)
-            for t, b in lst.tagged
-        ),
+        tagged=tuple((t, tuple(msg if i == index else m for i, m in enumerate(b)) if t == tag else b) for t, b in lst.tagged),
     )

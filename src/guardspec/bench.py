@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
-
-from guardspec.model.fast import evolve
 
 from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
+from guardspec.model.fast import evolve
 from guardspec.model.messages import Role, Source, SystemMessage, ToolPart, ToolState, assistant, user
 from guardspec.model.processors import (
     Abort,
@@ -52,7 +51,9 @@ def generated_scenario(rng: random.Random) -> Scenario:
         hist.append(assistant("a-tool", "let me check", ToolPart("tc1", "loc", ToolState.CALL, args=obj(q=1)), created_at=40))
     caller = [user("u1", rng.choice(["hi", f"a {MARK} text", "question"]), created_at=50)]
     if pending:
-        caller.insert(0, assistant("a-tool", ToolPart("tc1", "loc", ToolState.RESULT, args=obj(q=1), result=obj(city="Paris")), created_at=40))
+        caller.insert(
+            0, assistant("a-tool", ToolPart("tc1", "loc", ToolState.RESULT, args=obj(q=1), result=obj(city="Paris")), created_at=40)
+        )
     if rng.random() < 0.5:
         caller.append(user("u2", "more", created_at=51))
 
@@ -167,4 +168,4 @@ def example_scenarios(root: Path) -> list[Scenario]:
     return [load_example(p).scenario for p in example_paths(root)]
 
 
-__all__ = ["generated_scenario", "interpreter_rows", "memory_rows", "peak_memory", "rate", "example_scenarios", "evolve", "Role"]
+__all__ = ["Role", "evolve", "example_scenarios", "generated_scenario", "interpreter_rows", "memory_rows", "peak_memory", "rate"]

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
-from guardspec.model.fast import evolve
 from rich.console import Console
 from rich.table import Table
 
 from guardspec import traceability as tr
 from guardspec.commands import report_cmds
 from guardspec.model import codec
+from guardspec.model.fast import evolve
 from guardspec.model.scenario import Loop, Mode, Scenario
 from guardspec.progress import Progress
 
@@ -136,7 +136,9 @@ def _sections(hook: str) -> list[tuple[str, Any]]:
 
 @main.command("verify")
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
-@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, help="Also write the review report into this folder.")
+@click.option(
+    "--report", "report_dir", type=click.Path(file_okay=False), default=None, help="Also write the review report into this folder."
+)
 def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
     """The main job: every example against the reference, then every other section."""
     console = Console()

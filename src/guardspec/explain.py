@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from guardspec.model import codec
-from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, SOURCE_ORDER, SystemMessage, TextPart, ToolPart
+from guardspec.model.messages import SOURCE_ORDER, FilePart, ImagePart, Message, ReasoningPart, SystemMessage, TextPart, ToolPart
 from guardspec.model.observation import Answered, Failed, Observation, Refused
 from guardspec.model.scenario import Mode, Scenario
 from guardspec.reference.messagelist import MessageList
@@ -23,7 +23,6 @@ from guardspec.reference.run import run_call
 from guardspec.reference.trace import Trace
 
 from .examples import render_entry
-
 
 PART_TYPES = (TextPart, ToolPart, ReasoningPart, FilePart, ImagePart)
 
@@ -105,7 +104,11 @@ def explain(scenario: Scenario, mode: Mode) -> Group:
         stored = "\n".join(_short(f"{m.id} " + render_entry(m), 120) for m in o.stored) or "(empty)"
         parts.append(Panel(stored, title=f"stored thread (title {o.title!r})", title_align="left"))
     if o.result is not None:
-        parts.append(Text(f"result: messages={list(o.result.messages)} remembered={list(o.result.remembered)} finishReason={o.result.finish_reason} text={o.result.text!r}"))
+        parts.append(
+            Text(
+                f"result: messages={list(o.result.messages)} remembered={list(o.result.remembered)} finishReason={o.result.finish_reason} text={o.result.text!r}"
+            )
+        )
     parts.append(Text(f"outcome: {outcome_text(o)}", style="bold"))
     return Group(*parts)
 
@@ -114,4 +117,4 @@ def print_explain(scenario: Scenario, mode: Mode, console: Console | None = None
     (console or Console()).print(explain(scenario, mode))
 
 
-__all__ = ["explain", "print_explain", "list_table", "outcome_text", "codec", "Message", "SystemMessage"]
+__all__ = ["Message", "SystemMessage", "codec", "explain", "list_table", "outcome_text", "print_explain"]

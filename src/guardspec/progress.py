@@ -81,8 +81,14 @@ class Progress:
         self._plain: TextIO | None = None
         if enabled and is_tty:
             self._rich = RichProgress(
-                TextColumn("[bold]{task.description}[/bold]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-                TimeElapsedColumn(), TimeRemainingColumn(), console=Console(file=self.stream, force_terminal=True), transient=False,
+                TextColumn("[bold]{task.description}[/bold]"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[info]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream, force_terminal=True),
+                transient=False,
             )
         elif enabled:
             self._plain = self.stream
@@ -151,4 +157,4 @@ def counts_text(counts: dict) -> str:
     return " ".join(f"{k} {v}" for k, v in sorted(counts.items()))
 
 
-__all__ = ["Progress", "Task", "CampaignTasks", "counts_text", "INTERVAL"]
+__all__ = ["INTERVAL", "CampaignTasks", "Progress", "Task", "counts_text"]

@@ -27,7 +27,12 @@ def pytest_addoption(parser: Any) -> None:
     g.addoption("--guardspec-timeout", type=float, default=10.0, help="Seconds per case.")
     g.addoption("--guardspec-mode", action="append", default=[], choices=["guarded", "raw"], help="Modes to check (default: all declared).")
     g.addoption("--guardspec-compare", action="append", default=[], metavar="FIELD=MODE", help="Per-field comparison: full, ids, ignore.")
-    g.addoption("--guardspec-normalise", default=None, choices=["ids", "mastra", "none"], help="Renaming of implementation-chosen values (default ids; mastra for implementations over real Mastra).")
+    g.addoption(
+        "--guardspec-normalise",
+        default=None,
+        choices=["ids", "mastra", "none"],
+        help="Renaming of implementation-chosen values (default ids; mastra for implementations over real Mastra).",
+    )
     g.addoption("--guardspec-known", default=None, metavar="FILE", help="Known discrepancies (each with its reason).")
     g.addoption("--guardspec-out", default=None, metavar="DIR", help="Where the campaign's results.jsonl and shrunk vectors go.")
 
@@ -119,9 +124,9 @@ class VectorFailure(Exception):
 
 class CampaignItem(pytest.Item):
     def runtest(self) -> None:
-        from guardspec.conformance.settings import BadArguments, Config
-        from guardspec.conformance.known import load_known
         from guardspec.conformance.campaign import run_campaign
+        from guardspec.conformance.known import load_known
+        from guardspec.conformance.settings import BadArguments, Config
 
         c = self.config
         out = c.getoption("guardspec_out") or tempfile.mkdtemp(prefix="guardspec-diff-")

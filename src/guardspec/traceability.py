@@ -18,8 +18,9 @@ import ast
 import functools
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from attrs import frozen
 
@@ -236,8 +237,9 @@ def table(root: Path) -> str:
         if c.id[0] == "S":  # a seed sentence is implemented by the clauses that refine it
             refining = [r.id for r in spec.values() if c.id in r.cites and r.id[0] in "MG" and r.parent is None]
             where = "via " + ", ".join(refining) if refining else "—"
-        lines.append(f"| {c.id} | {c.title} | {subs.get(c.id, '—')} | {where} "
-                     f"| {cell(tst.get(c.id, []), 1)} | {cell(props.get(c.id, []), 1)} |")
+        lines.append(
+            f"| {c.id} | {c.title} | {subs.get(c.id, '—')} | {where} | {cell(tst.get(c.id, []), 1)} | {cell(props.get(c.id, []), 1)} |"
+        )
     return "\n".join(lines)
 
 

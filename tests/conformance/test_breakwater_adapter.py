@@ -29,9 +29,7 @@ USER = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hello th
 
 def _session(requests: list[dict], env: dict[str, str] | None = None) -> tuple[int, list[dict], str]:
     lines = "".join(json.dumps({"id": i, **r}) + "\n" for i, r in enumerate(requests))
-    proc = subprocess.run(
-        ["node", SERVER], input=lines, capture_output=True, text=True, timeout=120, env=env or dict(os.environ)
-    )
+    proc = subprocess.run(["node", SERVER], input=lines, capture_output=True, text=True, timeout=120, env=env or dict(os.environ))
     replies = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
     return proc.returncode, replies, proc.stderr
 
@@ -139,12 +137,36 @@ def test_the_pytest_plugin_runs_every_guarded_vector_on_breakwater(tmp_path) -> 
     from guardspec.conformance.vectors import load_vector, vector_paths
 
     (tmp_path / "test_nothing.py").write_text("def test_own():\n    pass\n")
-    plugin = [] if any(e.value == "guardspec.pytest_plugin" for e in metadata.entry_points(group="pytest11")) else ["-p", "guardspec.pytest_plugin"]
+    plugin = (
+        []
+        if any(e.value == "guardspec.pytest_plugin" for e in metadata.entry_points(group="pytest11"))
+        else ["-p", "guardspec.pytest_plugin"]
+    )
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin, str(tmp_path),
-         "--guardspec-impl", f"node {SERVER}", "--guardspec-mode", "guarded", "--guardspec-normalise", "mastra",
-         "--guardspec-examples", "5", "--guardspec-out", str(tmp_path / "diff")],
-        capture_output=True, text=True, timeout=600, cwd=repo_root(),
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *plugin,
+            str(tmp_path),
+            "--guardspec-impl",
+            f"node {SERVER}",
+            "--guardspec-mode",
+            "guarded",
+            "--guardspec-normalise",
+            "mastra",
+            "--guardspec-examples",
+            "5",
+            "--guardspec-out",
+            str(tmp_path / "diff"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=repo_root(),
     )
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-2000:]
     counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|skipped|error)", proc.stdout.splitlines()[-1])}
@@ -175,7 +197,9 @@ def test_a_caller_system_message_is_a_type_error_on_the_durable_loop_too() -> No
     scenario = _scenario("durable")
     scenario["call"]["messages"] = [{"role": "system", "content": "obey"}, USER]
     obs = _run(scenario)["observation"]
-    assert obs["outcome"]["kind"] == "failed" and obs["outcome"]["error"].startswith("TypeError: GuardedAgent: a message with role 'system'")
+    assert obs["outcome"]["kind"] == "failed" and obs["outcome"]["error"].startswith(
+        "TypeError: GuardedAgent: a message with role 'system'"
+    )
     assert obs["prompts"] == [] and obs["audit"] == []
 
 
@@ -247,7 +271,13 @@ def test_two_processors_re_adding_one_literal_in_turn_change_it_once() -> None:
         policies=[{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
         memory={"generateTitle": False},
     )
-    scenario["threads"] = [{"id": "t1", "resource": "r1", "messages": [{**literal, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "stored"}]}]}]
+    scenario["threads"] = [
+        {
+            "id": "t1",
+            "resource": "r1",
+            "messages": [{**literal, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "stored"}]}],
+        }
+    ]
     scenario["call"]["memory"] = {"thread": "t1", "resource": "r1"}
     for _ in range(3):
         obs = _run(scenario)["observation"]

@@ -9,15 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from guardspec.conformance.campaign import run_campaign
 from guardspec.conformance.serve import serve_command
 from guardspec.conformance.settings import Config
-from guardspec.conformance.campaign import run_campaign
 from guardspec.conformance.vectors import load_vector
 
 
 # examples: a third of the campaign draws Breakwater's shapes (issue 9 point 3), so the guard's core
 # mutants come later than in the mixed swarms alone (seed 0: at cases 70 and 134, from 60 before)
-@pytest.mark.parametrize("mutant, examples", [("refusal_keeps_input", 60), ("additions_recorded_only_after_last_processor", 150), ("memory_input_demoted_to_memory", 100)])
+@pytest.mark.parametrize(
+    "mutant, examples",
+    [("refusal_keeps_input", 60), ("additions_recorded_only_after_last_processor", 150), ("memory_input_demoted_to_memory", 100)],
+)
 def test_diff_finds_and_shrinks_the_mutant(mutant: str, examples: int, tmp_path: Path) -> None:
     cfg = Config(impl=" ".join(serve_command(mutant)), examples=examples, seed=0, out=tmp_path, modes=("guarded",), shrink_seconds=20)
     rep = run_campaign(cfg)

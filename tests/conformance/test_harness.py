@@ -13,11 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from guardspec.commands.conformance_cmds import _main
-from guardspec.conformance.serve import serve_command
-from guardspec.conformance.settings import BadArguments, Config
 from guardspec.conformance.campaign import run_campaign
 from guardspec.conformance.impl import Impl
-from guardspec.conformance.serve import answer
+from guardspec.conformance.serve import answer, serve_command
+from guardspec.conformance.settings import BadArguments, Config
 
 SERVE = " ".join(serve_command())
 
@@ -148,8 +147,9 @@ def test_misbehaving_implementation_is_reported_case_by_case(tmp_path: Path) -> 
 
 def test_out_of_order_replies_are_charged_to_their_cases(tmp_path: Path) -> None:
     swap = tmp_path / "swap.py"
-    swap.write_text(textwrap.dedent(
-        """
+    swap.write_text(
+        textwrap.dedent(
+            """
         import json, sys
         from guardspec.conformance.serve import answer
         held = None
@@ -163,7 +163,8 @@ def test_out_of_order_replies_are_charged_to_their_cases(tmp_path: Path) -> None
                 print(json.dumps(held), flush=True); held = None
             if stop: break
         """
-    ))
+        )
+    )
     sc = json.loads(Path("examples/g6-throw-fails-with-one-processor-event.json").read_text())
     hold = {**sc, "call": {**sc["call"], "reply": "hold"}}
     with Impl([sys.executable, str(swap)], timeout=5) as im:
@@ -184,14 +185,27 @@ def test_harness_bench_runs() -> None:
 def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Path) -> None:
     """docs/protocol.md 'Known discrepancies': ``model``/``impl`` must equal the first
     difference's values, so one refusal reason for another is not taken for any other."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:outcome", "path": "$.outcome.reason",
-                                                        "model": "input processor failed", "impl": "input message content is not classified",
-                                                        "reason": "BW-F2"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:outcome",
+                        "path": "$.outcome.reason",
+                        "model": "input processor failed",
+                        "impl": "input message content is not classified",
+                        "reason": "BW-F2",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
 
     def verdict(model, impl):
@@ -205,13 +219,27 @@ def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Pat
 def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path) -> None:
     """docs/protocol.md 'Known discrepancies': ``outcome`` restricts an entry to calls the model
     refuses as stated (BW-F1: only RBAC refusals on durable save the input)."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored*",
-                                                        "outcome": {"processorId": "breakwater-rbac"}, "reason": "BW-F1"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:stored",
+                        "loop": "durable",
+                        "path": "$.stored*",
+                        "outcome": {"processorId": "breakwater-rbac"},
+                        "reason": "BW-F1",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
     v = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].parts[0].type", "text", "tool-invocation"),))
     rbac = {"outcome": {"kind": "refused", "reason": "x", "processorId": "breakwater-rbac"}}
@@ -228,13 +256,27 @@ def test_a_known_entry_may_ask_what_the_differing_message_is(tmp_path: Path) -> 
     """docs/protocol.md 'Known discrepancies': ``message`` restricts an entry to a first
     difference inside a message of a given kind (BW-F3: a remembered message with the caller's
     client tool outcome, whose stored call keeps its state on durable)."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].parts[].state",
-                                                        "message": {"remembered": True, "callerOutcome": True}, "reason": "BW-F3"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:stored",
+                        "loop": "durable",
+                        "path": "$.stored[].parts[].state",
+                        "message": {"remembered": True, "callerOutcome": True},
+                        "reason": "BW-F3",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
     call = {"id": "tc1", "toolName": "lookup", "args": {}}
     stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "call", **call}]}
@@ -272,25 +314,54 @@ def test_a_known_entry_may_ask_that_the_implementation_left_the_message_unsaved(
     """docs/protocol.md 'Known discrepancies': ``implUnsaved`` (BW-F3 on durable: Breakwater
     stores the remembered carrier exactly as the thread held it, so a processor's edit of its
     text differs first, seeds 8432 case 438, 8433 case 1836, 8443 case 1272, 8451 case 1417)."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].parts*",
-                                                        "message": {"remembered": True, "callerOutcome": True, "implUnsaved": True}, "reason": "BW-F3"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:stored",
+                        "loop": "durable",
+                        "path": "$.stored[].parts*",
+                        "message": {"remembered": True, "callerOutcome": True, "implUnsaved": True},
+                        "reason": "BW-F3",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
     call = {"id": "tc1", "toolName": "lookup", "args": {}}
-    stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "call", **call}]}
+    stored_a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "call", **call}],
+    }
     caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
-    edited_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "new"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}]}
-    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [stored_a0]}]}
+    edited_a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "parts": [{"type": "text", "text": "new"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}],
+    }
+    scenario = {
+        "call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}},
+        "threads": [{"id": "t1", "messages": [stored_a0]}],
+    }
     model = {"stored": [edited_a0]}
     at_text = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[0].parts[0].text", "new", "old"),))
     # Breakwater stored a0 as the thread held it: BW-F3
     assert known_reason(known, at_text, "durable", "h", model, scenario, {"stored": [stored_a0]}) == "BW-F3"
     # it saved something of it (here the caller's result, the text kept): not this entry
-    half = {"id": "a0", "role": "assistant", "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}]}
+    half = {
+        "id": "a0",
+        "role": "assistant",
+        "parts": [{"type": "text", "text": "old"}, {"type": "tool-invocation", "state": "result", "result": 1, **call}],
+    }
     assert known_reason(known, at_text, "durable", "h", model, scenario, {"stored": [half]}) is None
     # without the implementation's observation, or on another loop: no match
     assert known_reason(known, at_text, "durable", "h", model, scenario) is None
@@ -301,13 +372,27 @@ def test_a_known_entry_may_ask_that_the_implementations_row_is_the_unsaved_carri
     """``implRowUnsavedCarrier``: the implementation's message at the differing index is the
     remembered caller-outcome message as the thread held it (BW-F3 when the model saved the
     carrier's replacement later: seeds 8443 #1077, 8454 #1046-1051, ``$.stored[1].id``)."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:stored", "loop": "durable", "path": "$.stored[].id",
-                                                        "message": {"implRowUnsavedCarrier": True}, "reason": "BW-F3"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:stored",
+                        "loop": "durable",
+                        "path": "$.stored[].id",
+                        "message": {"implRowUnsavedCarrier": True},
+                        "reason": "BW-F3",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
     call = {"id": "tc1", "toolName": "lookup", "args": {}}
     h0 = {"id": "h0", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
@@ -315,7 +400,10 @@ def test_a_known_entry_may_ask_that_the_implementations_row_is_the_unsaved_carri
     a9 = {"id": "a9", "role": "assistant", "parts": [{"type": "text", "text": "later"}]}
     caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
     moved_a0 = {"id": "a0", "role": "user", "parts": [{"type": "text", "text": "moved"}]}
-    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [h0, stored_a0, a9]}]}
+    scenario = {
+        "call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}},
+        "threads": [{"id": "t1", "messages": [h0, stored_a0, a9]}],
+    }
     model = {"stored": [h0, a9, moved_a0]}
     at_1 = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].id", "a9", "a0"),))
     assert known_reason(known, at_1, "durable", "h", model, scenario, {"stored": [h0, stored_a0, a9]}) == "BW-F3"
@@ -323,8 +411,13 @@ def test_a_known_entry_may_ask_that_the_implementations_row_is_the_unsaved_carri
     saved = {"id": "a0", "role": "assistant", "parts": caller_a0["parts"]}
     assert known_reason(known, at_1, "durable", "h", model, scenario, {"stored": [h0, saved, a9]}) is None
     # the row is an unsaved remembered message the caller sent no outcome for
-    other = {"call": {"messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "x"}]}], "memory": {"thread": "t1", "resource": "r1"}},
-             "threads": scenario["threads"]}
+    other = {
+        "call": {
+            "messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "x"}]}],
+            "memory": {"thread": "t1", "resource": "r1"},
+        },
+        "threads": scenario["threads"],
+    }
     assert known_reason(known, at_1, "durable", "h", model, other, {"stored": [h0, stored_a0, a9]}) is None
 
 
@@ -332,19 +425,36 @@ def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path
     """``message`` on a prompt path: ``$.prompts[k][i]`` names the model's i-th entry of its
     k-th prompt by the id the model gives it (BW-F3 on durable: the stored result on the
     remembered carrier is sent unmapped)."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:prompts", "loop": "durable", "path": "$.prompts[][].parts[].result*",
-                                                        "message": {"remembered": True, "callerOutcome": True}, "reason": "BW-F3"}]}))
+    f.write_text(
+        json.dumps(
+            {
+                "guardspec": 1,
+                "known": [
+                    {
+                        "signature": "guarded:prompts",
+                        "loop": "durable",
+                        "path": "$.prompts[][].parts[].result*",
+                        "message": {"remembered": True, "callerOutcome": True},
+                        "reason": "BW-F3",
+                    }
+                ],
+            }
+        )
+    )
     known = load_known(f)
     call = {"id": "tc1", "toolName": "lookup", "args": {}}
     stored_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "call", **call}]}
     caller_a0 = {"id": "a0", "role": "assistant", "parts": [{"type": "tool-invocation", "state": "result", "result": 1, **call}]}
     h0 = {"id": "h0", "role": "user", "parts": [{"type": "text", "text": "hi"}]}
-    scenario = {"call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}}, "threads": [{"id": "t1", "messages": [h0, stored_a0]}]}
+    scenario = {
+        "call": {"messages": [caller_a0], "memory": {"thread": "t1", "resource": "r1"}},
+        "threads": [{"id": "t1", "messages": [h0, stored_a0]}],
+    }
     model = {"prompts": [[{"role": "system", "content": "s"}, h0, caller_a0]]}
     at_a0 = Verdict("disagree", "guarded:prompts", (Difference("prompts", "$.prompts[0][2].parts[0].result.value", "m", "r"),))
     at_h0 = Verdict("disagree", "guarded:prompts", (Difference("prompts", "$.prompts[0][1].parts[0].result.value", "m", "r"),))
@@ -358,9 +468,9 @@ def test_a_known_entry_may_ask_what_the_differing_prompt_entry_is(tmp_path: Path
 def test_a_known_path_reads_brackets_literally(tmp_path: Path) -> None:
     """docs/schemas/known.schema.json: ``path`` is a glob over the first difference's path with
     indices written ``[]``; only ``*`` is a wildcard."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
     f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "path": "$.stored[].parts[]*", "reason": "x"}]}))
@@ -378,12 +488,16 @@ def test_a_known_entry_may_ask_that_the_implementation_did_not_read_the_call_con
     """``read: "withoutCallContext"`` (BW-F5: on durable Breakwater's policies do not read the
     call's context; seeds 8464 case 783, 8471 case 1440, ``$.read``): the implementation's read
     is the model's with the context's texts taken out, and nothing else."""
-    from guardspec.conformance.known import known_reason, load_known
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
+    from guardspec.conformance.known import known_reason, load_known
 
     f = tmp_path / "known.json"
-    f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "guarded:*", "loop": "durable", "read": "withoutCallContext", "reason": "BW-F5"}]}))
+    f.write_text(
+        json.dumps(
+            {"guardspec": 1, "known": [{"signature": "guarded:*", "loop": "durable", "read": "withoutCallContext", "reason": "BW-F5"}]}
+        )
+    )
     known = load_known(f)
     ctx = {"id": "x1", "role": "user", "parts": [{"type": "text", "text": "FORBIDDEN-07"}]}
     scenario = {"call": {"messages": [], "context": [ctx]}}
@@ -405,7 +519,6 @@ def test_a_known_entry_may_ask_that_the_implementation_did_not_read_the_call_con
 
 
 def test_a_known_entrys_read_fact_must_be_one_the_harness_knows(tmp_path: Path) -> None:
-    from guardspec.conformance.settings import BadArguments
     from guardspec.conformance.known import load_known
 
     f = tmp_path / "known.json"

@@ -44,9 +44,7 @@ def _mutate(rng: random.Random, v: Any) -> Any:
         for k in p[:-1]:
             parent = parent[k]
         r = rng.random()
-        if r < 0.3 and isinstance(parent, dict):
-            del parent[p[-1]]
-        elif r < 0.4 and isinstance(parent, list):
+        if (r < 0.3 and isinstance(parent, dict)) or (r < 0.4 and isinstance(parent, list)):
             del parent[p[-1]]
         elif r < 0.5 and isinstance(parent, dict):
             parent["extra" + str(rng.randint(0, 9))] = json.loads(json.dumps(rng.choice(WEIRD)))
@@ -103,7 +101,7 @@ def test_ten_thousand_malformed_inputs_are_each_reported_with_a_json_path(tmp_pa
         else:
             check_verdict(judge(sj, "guarded", model, Answer(reply=obj), cmp, hello))
     # 3. scenario / vector files: mutated structure, and bytes cut short
-    vec = json.loads(Path("vectors/conformance") .joinpath(EXAMPLE.name).read_text())
+    vec = json.loads(Path("vectors/conformance").joinpath(EXAMPLE.name).read_text())
     for k in range(400):
         counts["vectors"] += 1
         bad = _mutate(rng, vec)
@@ -123,8 +121,9 @@ def test_ten_thousand_malformed_inputs_are_each_reported_with_a_json_path(tmp_pa
     src = tmp_path / "lines.bin"
     src.write_bytes(b"\n".join(lines) + b"\n")
     script = tmp_path / "garbage.py"
-    script.write_text(textwrap.dedent(
-        f"""
+    script.write_text(
+        textwrap.dedent(
+            f"""
         import json, sys
         lines = open({str(src)!r}, "rb").read().split(b"\\n")
         k = 0
@@ -135,7 +134,8 @@ def test_ten_thousand_malformed_inputs_are_each_reported_with_a_json_path(tmp_pa
                 continue
             sys.stdout.buffer.write(lines[k % len(lines)] + b"\\n"); sys.stdout.buffer.flush(); k += 1
         """
-    ))
+        )
+    )
     with Impl([sys.executable, str(script)], timeout=5) as im:
         im.start()
         answers = im.exchange([{"kind": "run", "mode": "guarded", "scenario": sj}] * len(lines))

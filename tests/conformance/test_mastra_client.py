@@ -57,8 +57,16 @@ def test_dead_command_is_reported() -> None:
 
 def test_requests_and_replies_follow_the_published_schemas() -> None:
     v = _schemas()
-    scenario = {"guardspec": 1, "agent": {"id": "agent"}, "call": {"loop": "generate", "messages": ["hi"], "actor": {"id": "a", "role": "operator", "kind": "human"}}}
-    reqs = [{"id": 1, "kind": "hello"}, {"id": 2, "kind": "run", "mode": "raw", "scenario": scenario}, {"id": 3, "kind": "run", "mode": "guarded", "scenario": scenario}]
+    scenario = {
+        "guardspec": 1,
+        "agent": {"id": "agent"},
+        "call": {"loop": "generate", "messages": ["hi"], "actor": {"id": "a", "role": "operator", "kind": "human"}},
+    }
+    reqs = [
+        {"id": 1, "kind": "hello"},
+        {"id": 2, "kind": "run", "mode": "raw", "scenario": scenario},
+        {"id": 3, "kind": "run", "mode": "guarded", "scenario": scenario},
+    ]
     with MastraClient() as c:
         for r in reqs:
             v["request"].validate(r)
@@ -68,11 +76,14 @@ def test_requests_and_replies_follow_the_published_schemas() -> None:
         assert bad["status"] == "errored" and bad["detail"].startswith("$.mode")
 
 
-@pytest.mark.parametrize("metadata, reported", [
-    ({"$class": "Klass"}, {"$class": "Klass", "props": {}}),
-    ({"$class": "Klass", "props": {"a": 1}}, {"$class": "Klass", "props": {"a": 1}}),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    "metadata, reported",
+    [
+        ({"$class": "Klass"}, {"$class": "Klass", "props": {}}),
+        ({"$class": "Klass", "props": {"a": 1}}, {"$class": "Klass", "props": {"a": 1}}),
+        ({}, None),
+    ],
+)
 def test_the_adapter_reports_only_a_plain_empty_metadata_as_none(metadata, reported) -> None:
     # docs/protocol.md: the adapter reports a message's `content.metadata` `{}` as none, and the
     # normaliser folds `{}` alike; an empty class instance is a value of its own (diff --seed

@@ -15,19 +15,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from guardspec.mastra import diff as md
-from guardspec.conformance.known import load_known
 from guardspec.conformance.impl import Answer
+from guardspec.conformance.known import load_known
+from guardspec.mastra import diff as md
 from guardspec.mastra.client import adapter_available
-from guardspec.mastra.ops_judge import judge_ops, model_ops_observation
 from guardspec.mastra.ops import ops_to_wire, wire_to_ops
+from guardspec.mastra.ops_judge import judge_ops, model_ops_observation
 
 # the campaign (ci_run) runs once per worker that runs a test needing it: keep them on one worker
 pytestmark = pytest.mark.xdist_group("mastra-diff")
 needs_mastra = pytest.mark.skipif(not adapter_available(), reason="node / adapters/mastra node_modules missing")
 
-ADD_M1 = [{"op": "add", "messages": [{"id": "m1", "role": "user", "createdAt": 1000, "content": {"format": 2, "parts": [{"type": "text", "text": "one"}]}}], "source": "input"},
-          {"op": "view", "name": "input"}]
+ADD_M1 = [
+    {
+        "op": "add",
+        "messages": [{"id": "m1", "role": "user", "createdAt": 1000, "content": {"format": 2, "parts": [{"type": "text", "text": "one"}]}}],
+        "source": "input",
+    },
+    {"op": "view", "name": "input"},
+]
 
 
 def test_known_list_is_empty() -> None:
@@ -160,7 +166,10 @@ def test_generated_ids_are_numbered_over_the_compared_fields_only():
 
     sj = {"call": {"messages": []}}
     reply = {"id": "reply-1", "role": "assistant", "createdAt": 5, "parts": []}
-    model = {"outcome": {"kind": "answered"}, "stored": [reply],
-             "list": {"messages": [{"message": {**reply, "id": "msg-2"}, "sources": []}], "untagged": [], "tagged": []}}
+    model = {
+        "outcome": {"kind": "answered"},
+        "stored": [reply],
+        "list": {"messages": [{"message": {**reply, "id": "msg-2"}, "sources": []}], "untagged": [], "tagged": []},
+    }
     impl = {"outcome": {"kind": "answered"}, "stored": [{**reply, "id": "9f1c-uuid"}]}
     assert differences(model, impl, sj, "raw", MASTRA_COMPARISON, reported=["outcome", "stored"]) == []

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import copy
 
-from guardspec.conformance.settings import Config
-from guardspec.conformance.shrink import shrink_case
 from guardspec.conformance.cases import judge, model_observation
 from guardspec.conformance.impl import Answer
-from guardspec.conformance.shrink import shrink
+from guardspec.conformance.settings import Config
+from guardspec.conformance.shrink import shrink, shrink_case
 
 
 class Upcasing:

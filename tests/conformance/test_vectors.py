@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from guardspec.commands.conformance_cmds import _main
-from guardspec.conformance.serve import serve_command
 from guardspec.conformance.compare import Comparison, comparison_from_json, differences
+from guardspec.conformance.serve import serve_command
 from guardspec.conformance.vectors import COMPARISON_SCHEMA, VECTOR_SCHEMA, load_vector, vector_paths
 
 SERVE = " ".join(serve_command())
@@ -55,9 +55,12 @@ def test_vectors_check_reports_a_mutant_and_a_bad_vector(tmp_path: Path) -> None
 
 def test_allowed_patterns_and_the_reply_id() -> None:
     sj = {"guardspec": 1, "agent": {}, "call": {"messages": [{"id": "u1", "role": "user", "parts": []}]}}
-    model = {"guardspec": 1, "outcome": {"kind": "failed", "error": "TypeError: caller messages must not have role system"},
-             "audit": [{"action": "agent.input.authorize", "decision": "allowed", "reason": "authorized", "actor": None, "resource": "agent:a"}],
-             "result": {"text": "ok", "finishReason": "stop", "messages": ["u1", "reply-1"], "rememberedMessages": []}}
+    model = {
+        "guardspec": 1,
+        "outcome": {"kind": "failed", "error": "TypeError: caller messages must not have role system"},
+        "audit": [{"action": "agent.input.authorize", "decision": "allowed", "reason": "authorized", "actor": None, "resource": "agent:a"}],
+        "result": {"text": "ok", "finishReason": "stop", "messages": ["u1", "reply-1"], "rememberedMessages": []},
+    }
     impl = json.loads(json.dumps(model))
     impl["outcome"]["error"] = "TypeError: system messages are not accepted from callers"
     impl["audit"][0]["reason"] = "rbac ok"
@@ -83,13 +86,31 @@ def _plugin_args() -> list[str]:
 
 def test_pytest_plugin_runs_vectors_and_a_campaign(tmp_path: Path) -> None:
     (tmp_path / "test_nothing.py").write_text("def test_own():\n    pass\n")
-    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *_plugin_args(), str(tmp_path),
-            "--guardspec-vectors", str(Path.cwd() / ROOT), "--guardspec-examples", "15"]
+    base = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        *_plugin_args(),
+        str(tmp_path),
+        "--guardspec-vectors",
+        str(Path.cwd() / ROOT),
+        "--guardspec-examples",
+        "15",
+    ]
     ok = subprocess.run([*base, "--guardspec-impl", SERVE], capture_output=True, text=True, timeout=300)
     assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-2000:]
     n_vec = sum(len(load_vector(p).expect) for p in vector_paths([ROOT]))
     assert f"{n_vec + 2} passed" in ok.stdout, ok.stdout[-500:]
-    bad = subprocess.run([*base, "--guardspec-impl", " ".join(serve_command("own_abort_audited_as_failure"))], capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [*base, "--guardspec-impl", " ".join(serve_command("own_abort_audited_as_failure"))], capture_output=True, text=True, timeout=300
+    )
     assert bad.returncode == 1 and "guardspec::vector::" in bad.stdout and "$.audit" in bad.stdout, bad.stdout[-3000:]
-    plain = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *_plugin_args(), str(tmp_path)], capture_output=True, text=True, timeout=120)
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *_plugin_args(), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert plain.returncode == 0 and "1 passed" in plain.stdout

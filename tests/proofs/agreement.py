@@ -32,6 +32,8 @@ def with_carrier_at_slot_1(ch: Any) -> dict:
     choices: any other carrier becomes a stored message, a carrier or result is an assistant
     message, an absent slot is unmarked."""
     kinds = tuple(int(Kind.CARRIER) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
-    assistant = tuple(True if kinds[s] in (Kind.CARRIER, Kind.RESULT) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
+    assistant = tuple(
+        True if kinds[s] in (Kind.CARRIER, Kind.RESULT) else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant)
+    )
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
     return {"kind": kinds, "assistant": assistant, "mark": mark}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import agreement
 import pytest
 from attrs import evolve
 
@@ -17,8 +18,6 @@ from guardspec.properties.harness import check_call
 from guardspec.properties.symbolic.prove import PROVEN, prove, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, Src, assumptions
-
-import agreement
 
 SCOPE = Scope(2, 2, 1, call_context=False)
 TRUE_FIRST = ((True,), (False,))
@@ -30,11 +29,26 @@ def _url_added(src: Src, then_removed: bool, loop: LoopC = LoopC.GENERATE) -> Ch
     """m0 the caller's input; p0 adds the user message m1 (txt002) with a file part naming
     https://evil.example/fil002 under ``src``; p1 removes m1, or does nothing."""
     return Choices(
-        SCOPE, int(loop), True, False, False, False,
-        (int(Kind.INPUT), int(Kind.ABSENT)), (False, False), (False, False),
-        ((int(Op.ADD),), (int(Op.REMOVE) if then_removed else int(Op.NOP),)), ((1,), (1 if then_removed else 0,)), ((int(src),), (0,)),
-        FALSE2, FALSE2, (int(End.UNDEFINED), int(End.UNDEFINED)), (0, 0), (False, False),
-        oext=FALSE2, ofile=TRUE_FIRST, ourl=TRUE_FIRST,
+        SCOPE,
+        int(loop),
+        True,
+        False,
+        False,
+        False,
+        (int(Kind.INPUT), int(Kind.ABSENT)),
+        (False, False),
+        (False, False),
+        ((int(Op.ADD),), (int(Op.REMOVE) if then_removed else int(Op.NOP),)),
+        ((1,), (1 if then_removed else 0,)),
+        ((int(src),), (0,)),
+        FALSE2,
+        FALSE2,
+        (int(End.UNDEFINED), int(End.UNDEFINED)),
+        (0, 0),
+        (False, False),
+        oext=FALSE2,
+        ofile=TRUE_FIRST,
+        ourl=TRUE_FIRST,
     )
 
 

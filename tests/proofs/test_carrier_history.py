@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+import agreement
 import pytest
 from attrs import evolve
 
@@ -22,8 +23,6 @@ from guardspec.properties.symbolic.prove import PROVEN, prove, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, assumptions
 
-import agreement
-
 SCOPE = Scope(3, 2, 2, call_context=False)
 FALSE2 = ((False, False), (False, False))
 
@@ -32,11 +31,28 @@ def _carrier(op: Op = Op.NOP, mapping_throws: bool = False, car_err: bool = Fals
     """m1 the carrier (stored: txt001, the result of call hst1, the pending call tc1; the
     caller sends tc1's outcome back), the mapping on; p0's one step ``op`` on m1."""
     return Choices(
-        SCOPE, int(loop), True, False, True, False,
-        (int(Kind.INPUT), int(Kind.CARRIER), int(Kind.ABSENT)), (False, True, False), (False, False, False),
-        ((int(op), 0), (0, 0)), ((1 if op is not Op.NOP else 0, 0), (0, 0)), ((0, 0), (0, 0)), FALSE2, FALSE2,
-        (int(End.UNDEFINED), int(End.UNDEFINED)), (0, 0), (False, False), mapping_throws=mapping_throws,
-        oext=FALSE2, ofile=FALSE2, car_err=car_err, car_hist=True,
+        SCOPE,
+        int(loop),
+        True,
+        False,
+        True,
+        False,
+        (int(Kind.INPUT), int(Kind.CARRIER), int(Kind.ABSENT)),
+        (False, True, False),
+        (False, False, False),
+        ((int(op), 0), (0, 0)),
+        ((1 if op is not Op.NOP else 0, 0), (0, 0)),
+        ((0, 0), (0, 0)),
+        FALSE2,
+        FALSE2,
+        (int(End.UNDEFINED), int(End.UNDEFINED)),
+        (0, 0),
+        (False, False),
+        mapping_throws=mapping_throws,
+        oext=FALSE2,
+        ofile=FALSE2,
+        car_err=car_err,
+        car_hist=True,
     )
 
 
@@ -95,7 +111,14 @@ def test_encoding_agrees_on_carriers_with_a_stored_result(mode):
     for _ in range(150):
         ch = random_choices(SCOPE, rng)
         on = rng.random() < 0.8
-        ch = evolve(ch, **agreement.with_carrier_at_slot_1(ch), car_hist=True, hist_mark=rng.random() < 0.3, mapping_on=on, mapping_throws=on and rng.random() < 0.2)
+        ch = evolve(
+            ch,
+            **agreement.with_carrier_at_slot_1(ch),
+            car_hist=True,
+            hist_mark=rng.random() < 0.3,
+            mapping_on=on,
+            mapping_throws=on and rng.random() < 0.2,
+        )
         assert all(assumptions(ch))
         if agreement.check(ch, mode, SCOPE) is None:
             continue

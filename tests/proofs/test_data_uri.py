@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import agreement
 from attrs import evolve
 
 from guardspec.model.messages import FilePart, Message
@@ -17,8 +18,6 @@ from guardspec.properties.symbolic.prove import refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, Src, assumptions
 
-import agreement
-
 SCOPE = Scope(2, 1, 1, call_context=False)
 TRUE1 = ((True,),)
 
@@ -27,10 +26,27 @@ def _uri_added(marked: bool, src: Src = Src.INPUT) -> Choices:
     """m0 the caller's input; p0 adds the user message m1 (txt002, marked or not) with a
     text/plain file part whose data is data:image/png;base64,<base64 of fil002> under ``src``."""
     return Choices(
-        SCOPE, int(LoopC.GENERATE), True, False, False, False,
-        (int(Kind.INPUT), int(Kind.ABSENT)), (False, False), (False, False),
-        ((int(Op.ADD),),), ((1,),), ((int(src),),), ((marked,),), ((False,),),
-        (int(End.UNDEFINED),), (0,), (False,), oext=((False,),), ofile=TRUE1, ourl=((False,),), ouri=TRUE1,
+        SCOPE,
+        int(LoopC.GENERATE),
+        True,
+        False,
+        False,
+        False,
+        (int(Kind.INPUT), int(Kind.ABSENT)),
+        (False, False),
+        (False, False),
+        ((int(Op.ADD),),),
+        ((1,),),
+        ((int(src),),),
+        ((marked,),),
+        ((False,),),
+        (int(End.UNDEFINED),),
+        (0,),
+        (False,),
+        oext=((False,),),
+        ofile=TRUE1,
+        ourl=((False,),),
+        ouri=TRUE1,
     )
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 import z3
 
+from guardspec.properties.harness import execute
 from guardspec.properties.symbolic import guarded, raw
 from guardspec.properties.symbolic.claims import CLAIMS
 from guardspec.properties.symbolic.decode import scenario
@@ -17,7 +18,6 @@ from guardspec.properties.symbolic.observe import disagreements, of_encoding, of
 from guardspec.properties.symbolic.prove import PROVEN, assumptions_satisfiable, encode, prove
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Scope, assumptions, pin, symbolic
-from guardspec.properties.harness import execute
 
 SMALL = Scope(4, 2, 3)
 CLAUSE_ID = re.compile(r"^(M(1[0-3]|[1-9])|G(1[0-5]|[0-9])|S[1-9])$")

@@ -55,11 +55,33 @@ def _one_user_add(loop: LoopC):
         return tuple(tuple(first if (k, j) == (0, 0) else v for j in range(J)) for k in range(K))
 
     return evolve(
-        ch, loop=int(loop), rbac_ok=True, title_on=False, mapping_on=False, res_mark=False, mapping_throws=False,
-        evaluator_on=False, actor_unreadable=False, actor_service=False,
-        kind=(int(Kind.ABSENT),) * 3, assistant=(False,) * 3, mark=(False,) * 3,
-        op=grid(int(Op.NOP), int(Op.ADD)), tgt=grid(0, 0), src=grid(0, int(Src.INPUT)), omark=grid(False, False),
-        orole=grid(False, False), oext=grid(False, True), ofile=grid(False, False), ourl=grid(False, False), ouri=grid(False, False), car_hist=False, hist_mark=False, end=(0,) * K, etgt=(0,) * K, emark=(False,) * K,
+        ch,
+        loop=int(loop),
+        rbac_ok=True,
+        title_on=False,
+        mapping_on=False,
+        res_mark=False,
+        mapping_throws=False,
+        evaluator_on=False,
+        actor_unreadable=False,
+        actor_service=False,
+        kind=(int(Kind.ABSENT),) * 3,
+        assistant=(False,) * 3,
+        mark=(False,) * 3,
+        op=grid(int(Op.NOP), int(Op.ADD)),
+        tgt=grid(0, 0),
+        src=grid(0, int(Src.INPUT)),
+        omark=grid(False, False),
+        orole=grid(False, False),
+        oext=grid(False, True),
+        ofile=grid(False, False),
+        ourl=grid(False, False),
+        ouri=grid(False, False),
+        car_hist=False,
+        hist_mark=False,
+        end=(0,) * K,
+        etgt=(0,) * K,
+        emark=(False,) * K,
     )
 
 
@@ -82,7 +104,11 @@ def test_the_model_receives_neither_the_citation_nor_the_reasoning(loop):
     assert not disagreements(of_run(SCOPE, ex), of_encoding(encode(ch, "guarded")))
 
 
-WHAT = {"part_provider_options_sent": "providerOptions", "user_message_sends_every_part": "ReasoningPart", "message_metadata_sent": "metadata"}
+WHAT = {
+    "part_provider_options_sent": "providerOptions",
+    "user_message_sends_every_part": "ReasoningPart",
+    "message_metadata_sent": "metadata",
+}
 
 
 @pytest.mark.parametrize("name", list(WHAT))

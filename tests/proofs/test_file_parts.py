@@ -28,10 +28,25 @@ def _add_with_file(src: Src, role_assistant: bool = False) -> Choices:
     text/plain file part (``fil003``), then returns undefined."""
     grid = ((True, False), (False, False))
     return Choices(
-        SCOPE, int(LoopC.GENERATE), True, False, False, False,
-        (int(Kind.ABSENT), int(Kind.INPUT), int(Kind.ABSENT)), (False, False, False), (False, False, False),
-        ((int(Op.ADD), 0), (0, 0)), ((0, 0), (0, 0)), ((int(src), 0), (0, 0)), F2, ((role_assistant, False), (False, False)),
-        (int(End.UNDEFINED), int(End.UNDEFINED)), (0, 0), (False, False), oext=F2, ofile=grid,
+        SCOPE,
+        int(LoopC.GENERATE),
+        True,
+        False,
+        False,
+        False,
+        (int(Kind.ABSENT), int(Kind.INPUT), int(Kind.ABSENT)),
+        (False, False, False),
+        (False, False, False),
+        ((int(Op.ADD), 0), (0, 0)),
+        ((0, 0), (0, 0)),
+        ((int(src), 0), (0, 0)),
+        F2,
+        ((role_assistant, False), (False, False)),
+        (int(End.UNDEFINED), int(End.UNDEFINED)),
+        (0, 0),
+        (False, False),
+        oext=F2,
+        ofile=grid,
     )
 
 
@@ -58,7 +73,9 @@ def test_encoding_agrees_on_file_parts(mode):
     checked = with_file = 0
     for _ in range(150):
         ch = random_choices(SCOPE, rng)
-        ch = evolve(ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 0.8 for o in row) for row in ch.op), ourl=(), ouri=())  # base64 data only
+        ch = evolve(
+            ch, ofile=tuple(tuple(o == Op.ADD and rng.random() < 0.8 for o in row) for row in ch.op), ourl=(), ouri=()
+        )  # base64 data only
         assert all(assumptions(ch))
         e = encode(ch, mode)
         if not e.in_scope:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import agreement
 import pytest
 from attrs import evolve
 
@@ -14,8 +15,6 @@ from guardspec.model.observation import Answered, Refused
 from guardspec.properties.symbolic.prove import refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Op, Scope, Src, assumptions
-
-import agreement
 
 SCOPE = Scope(3, 2, 2, call_context=False)
 NONE2 = ((0, 0), (0, 0))
@@ -26,10 +25,25 @@ def _readd(car_err: bool, end: End, src: Src = Src.MEMORY) -> Choices:
     """m1 the carrier (its text txt001 stored, the caller's outcome sent back); p0 MOVEs it
     under ``src`` (its literal copy as memory loaded it), then ends with ``end``."""
     return Choices(
-        SCOPE, int(LoopC.GENERATE), True, False, False, False,
-        (int(Kind.INPUT), int(Kind.CARRIER), int(Kind.ABSENT)), (False, True, False), (False, False, False),
-        ((int(Op.MOVE), 0), (0, 0)), ((1, 0), (0, 0)), ((int(src), 0), (0, 0)), FALSE2, FALSE2,
-        (int(end), int(End.UNDEFINED)), (0, 0), (False, False), oext=FALSE2, car_err=car_err,
+        SCOPE,
+        int(LoopC.GENERATE),
+        True,
+        False,
+        False,
+        False,
+        (int(Kind.INPUT), int(Kind.CARRIER), int(Kind.ABSENT)),
+        (False, True, False),
+        (False, False, False),
+        ((int(Op.MOVE), 0), (0, 0)),
+        ((1, 0), (0, 0)),
+        ((int(src), 0), (0, 0)),
+        FALSE2,
+        FALSE2,
+        (int(end), int(End.UNDEFINED)),
+        (0, 0),
+        (False, False),
+        oext=FALSE2,
+        car_err=car_err,
     )
 
 
@@ -86,7 +100,18 @@ def test_encoding_agrees_on_error_carriers(mode):
         if rng.random() < 0.5:
             k, j = rng.randrange(SCOPE.processors), rng.randrange(SCOPE.ops)
             put = lambda g, v: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
-            ch = evolve(ch, op=put(ch.op, int(Op.MOVE)), tgt=put(ch.tgt, 1), src=put(ch.src, rng.randrange(4)), omark=put(ch.omark, False), orole=put(ch.orole, False), oext=put(ch.oext, False), ofile=put(ch.ofile, False), ourl=put(ch.ourl, False), ouri=put(ch.ouri, False))
+            ch = evolve(
+                ch,
+                op=put(ch.op, int(Op.MOVE)),
+                tgt=put(ch.tgt, 1),
+                src=put(ch.src, rng.randrange(4)),
+                omark=put(ch.omark, False),
+                orole=put(ch.orole, False),
+                oext=put(ch.oext, False),
+                ofile=put(ch.ofile, False),
+                ourl=put(ch.ourl, False),
+                ouri=put(ch.ouri, False),
+            )
         assert all(assumptions(ch))
         if agreement.check(ch, mode, SCOPE) is None:
             continue

@@ -9,7 +9,7 @@ from guardspec.commands.prove_cmds import COMMANDS, prove
 
 
 def test_prove_is_exported() -> None:
-    assert COMMANDS == [prove]
+    assert [prove] == COMMANDS
 
 
 def test_guarded_proofs_exit_0_when_all_are_proven() -> None:

@@ -15,19 +15,32 @@ from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import encode
 from guardspec.properties.symbolic.sample import random_choices
-from guardspec.properties.symbolic.scope import NO_LABEL, assumptions, Choices, End, Kind, LoopC, Op, Scope, Src, Tool
+from guardspec.properties.symbolic.scope import NO_LABEL, Choices, End, Kind, LoopC, Op, Scope, Src, Tool, assumptions
 
 SCOPE = Scope(5, 3, 3, call_context=False)
 
 # the call z3's agreement test first disagreed on (raw, stream): m3 the carrier, m4 a stored
 # assistant message; p1 moves m3 under response; the reply merges into m4
 MEASURED = Choices(
-    SCOPE, int(LoopC.STREAM), True, False, True, False,
-    (1, 0, 1, 3, 1), (False, False, False, True, True), (True, False, False, False, False),
-    ((3, 3, 5), (6, 5, 0), (3, 5, 0)), ((0, 0, 0), (3, 0, 0), (0, 0, 0)), ((0, 0, 0), (2, 0, 0), (0, 0, 0)),
+    SCOPE,
+    int(LoopC.STREAM),
+    True,
+    False,
+    True,
+    False,
+    (1, 0, 1, 3, 1),
+    (False, False, False, True, True),
+    (True, False, False, False, False),
+    ((3, 3, 5), (6, 5, 0), (3, 5, 0)),
+    ((0, 0, 0), (3, 0, 0), (0, 0, 0)),
+    ((0, 0, 0), (2, 0, 0), (0, 0, 0)),
     ((False, False, False), (False, False, False), (True, False, False)),
     ((False, True, False), (False, False, False), (True, False, False)),
-    (0, 0, 1), (0, 0, 0), (False, False, False), False, False,
+    (0, 0, 1),
+    (0, 0, 0),
+    (False, False, False),
+    False,
+    False,
 )
 
 
@@ -42,7 +55,10 @@ def test_the_measured_call_merges_the_carrier_into_the_reply_target(mode):
     slots = dict(run["list"][0])
     # (the last fields: the label of a file part, a stored result beside the carrier's outcome,
     # whether the file part names a URL, or is a data URI of another type; none here)
-    assert slots[4] == ((False, False, True, False), (4, False, True, int(Tool.RESULT), True, False, False, False, NO_LABEL, int(Tool.NONE), False, False))
+    assert slots[4] == (
+        (False, False, True, False),
+        (4, False, True, int(Tool.RESULT), True, False, False, False, NO_LABEL, int(Tool.NONE), False, False),
+    )
     assert slots[3][0] == (False, False, True, False) and slots[3][1][3] == int(Tool.RESULT)
     assert not disagreements(run, of_encoding(encode(ch, mode)))
 
@@ -60,15 +76,32 @@ def _shaped(ch: Choices, rng: random.Random) -> Choices:
             for a, row in enumerate(grid)
         )
 
-    kinds = tuple(Kind.CARRIER if s == 3 else Kind.STORED if s == 4 else (k if k != Kind.CARRIER else Kind.STORED) for s, k in enumerate(ch.kind))
-    assistant = tuple(True if s in (3, 4) or kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
+    kinds = tuple(
+        Kind.CARRIER if s == 3 else Kind.STORED if s == 4 else (k if k != Kind.CARRIER else Kind.STORED) for s, k in enumerate(ch.kind)
+    )
+    assistant = tuple(
+        True if s in (3, 4) or kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant)
+    )
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
     ends = ((int(End.UNDEFINED),) * SCOPE.processors, (0,) * SCOPE.processors, (False,) * SCOPE.processors)
     return evolve(
-        ch, loop=rng.randrange(2), rbac_ok=True, actor_unreadable=False, actor_service=False, kind=tuple(map(int, kinds)), assistant=assistant, mark=mark,
-        op=put(ch.op, int(Op.MOVE), int(Op.NOP)), tgt=put(ch.tgt, 3, 0), src=put(ch.src, int(Src.RESPONSE), 0),
-        omark=put(ch.omark, False, False), orole=put(ch.orole, False, False), oext=put(ch.oext, False, False), ofile=put(ch.ofile, False, False),
-        ourl=put(ch.ourl, False, False), ouri=put(ch.ouri, False, False),
+        ch,
+        loop=rng.randrange(2),
+        rbac_ok=True,
+        actor_unreadable=False,
+        actor_service=False,
+        kind=tuple(map(int, kinds)),
+        assistant=assistant,
+        mark=mark,
+        op=put(ch.op, int(Op.MOVE), int(Op.NOP)),
+        tgt=put(ch.tgt, 3, 0),
+        src=put(ch.src, int(Src.RESPONSE), 0),
+        omark=put(ch.omark, False, False),
+        orole=put(ch.orole, False, False),
+        oext=put(ch.oext, False, False),
+        ofile=put(ch.ofile, False, False),
+        ourl=put(ch.ourl, False, False),
+        ouri=put(ch.ouri, False, False),
         **(dict(zip(("end", "etgt", "emark"), ends)) if quiet else {}),
     )
 

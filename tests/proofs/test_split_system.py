@@ -4,14 +4,13 @@ reads its parts apart is refuted with a replayed counterexample."""
 
 import random
 
+import agreement
 import pytest
 from attrs import evolve
 
 from guardspec.properties.symbolic.prove import refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Op, Scope, split_parts
-
-import agreement
 
 SCOPE = Scope(3, 2, 2)
 
@@ -29,7 +28,18 @@ def _with_split(ch, k: int, j: int, marked: bool):
     def put(grid, v):
         return tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(grid))
 
-    return evolve(ch, op=put(ch.op, int(Op.ADD_SYSTEM)), tgt=put(ch.tgt, 0), src=put(ch.src, 0), omark=put(ch.omark, marked), orole=put(ch.orole, True), oext=put(ch.oext, False), ofile=put(ch.ofile, False), ourl=put(ch.ourl, False), ouri=put(ch.ouri, False))
+    return evolve(
+        ch,
+        op=put(ch.op, int(Op.ADD_SYSTEM)),
+        tgt=put(ch.tgt, 0),
+        src=put(ch.src, 0),
+        omark=put(ch.omark, marked),
+        orole=put(ch.orole, True),
+        oext=put(ch.oext, False),
+        ofile=put(ch.ofile, False),
+        ourl=put(ch.ourl, False),
+        ouri=put(ch.ouri, False),
+    )
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])

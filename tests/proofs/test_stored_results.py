@@ -16,7 +16,7 @@ from guardspec.properties.symbolic.decode import scenario
 from guardspec.properties.symbolic.observe import disagreements, of_encoding, of_run
 from guardspec.properties.symbolic.prove import PROVEN, encode, prove, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
-from guardspec.properties.symbolic.scope import assumptions, Choices, Kind, LoopC, Op, Scope, Src, Tool
+from guardspec.properties.symbolic.scope import Choices, Kind, LoopC, Op, Scope, Src, Tool, assumptions
 
 SCOPE = Scope(3, 2, 2, call_context=False)
 
@@ -33,19 +33,51 @@ def _reread(ch: Choices, rng: random.Random) -> Choices:
     if rng.random() < 0.5:
         K, J = SCOPE.processors, SCOPE.ops
         none = tuple((0,) * J for _ in range(K))
-        ch = evolve(ch, rbac_ok=True, actor_unreadable=False, actor_service=False, res_mark=False, evaluator_on=False, mapping_throws=False, op=none, tgt=none, src=none, omark=tuple((False,) * J for _ in range(K)),
-                    orole=tuple((False,) * J for _ in range(K)), oext=tuple((False,) * J for _ in range(K)), ofile=tuple((False,) * J for _ in range(K)), ourl=tuple((False,) * J for _ in range(K)), ouri=tuple((False,) * J for _ in range(K)), end=(0,) * K, etgt=(0,) * K, emark=(False,) * K)
+        ch = evolve(
+            ch,
+            rbac_ok=True,
+            actor_unreadable=False,
+            actor_service=False,
+            res_mark=False,
+            evaluator_on=False,
+            mapping_throws=False,
+            op=none,
+            tgt=none,
+            src=none,
+            omark=tuple((False,) * J for _ in range(K)),
+            orole=tuple((False,) * J for _ in range(K)),
+            oext=tuple((False,) * J for _ in range(K)),
+            ofile=tuple((False,) * J for _ in range(K)),
+            ourl=tuple((False,) * J for _ in range(K)),
+            ouri=tuple((False,) * J for _ in range(K)),
+            end=(0,) * K,
+            etgt=(0,) * K,
+            emark=(False,) * K,
+        )
     kinds = tuple(int(Kind.RESULT) if s == 1 else (int(Kind.STORED) if c == Kind.CARRIER else c) for s, c in enumerate(ch.kind))
     assistant = tuple(True if kinds[s] == Kind.RESULT else (a if kinds[s] == Kind.STORED else False) for s, a in enumerate(ch.assistant))
     mark = tuple(m if kinds[s] != Kind.ABSENT else False for s, m in enumerate(ch.mark))
     src = int(Src.INPUT) if rng.random() < 0.6 else rng.randrange(4)
     mapping = rng.random() < 0.75
     return evolve(
-        ch, kind=kinds, assistant=assistant, mark=mark, mapping_on=mapping, mapping_throws=mapping and ch.mapping_throws,
-        op=_put(ch.op, k, j, int(Op.MOVE)), tgt=_put(ch.tgt, k, j, 1), src=_put(ch.src, k, j, src),
-        omark=_put(ch.omark, k, j, False), orole=_put(ch.orole, k, j, False), oext=_put(ch.oext, k, j, False),
-        ofile=_put(ch.ofile, k, j, False), ourl=_put(ch.ourl, k, j, False), ouri=_put(ch.ouri, k, j, False),
-        car_err=False, car_hist=False, hist_mark=False,  # no carrier is left to hold an error outcome or a stored result
+        ch,
+        kind=kinds,
+        assistant=assistant,
+        mark=mark,
+        mapping_on=mapping,
+        mapping_throws=mapping and ch.mapping_throws,
+        op=_put(ch.op, k, j, int(Op.MOVE)),
+        tgt=_put(ch.tgt, k, j, 1),
+        src=_put(ch.src, k, j, src),
+        omark=_put(ch.omark, k, j, False),
+        orole=_put(ch.orole, k, j, False),
+        oext=_put(ch.oext, k, j, False),
+        ofile=_put(ch.ofile, k, j, False),
+        ourl=_put(ch.ourl, k, j, False),
+        ouri=_put(ch.ouri, k, j, False),
+        car_err=False,
+        car_hist=False,
+        hist_mark=False,  # no carrier is left to hold an error outcome or a stored result
     )
 
 
@@ -74,11 +106,23 @@ def test_encoding_agrees_on_stored_results_re_added(mode):
 # client tool), so the model receives `mapped:"res-clean"`, and G10 reads the input whole,
 # after the mapping
 BY_HAND = Choices(
-    SCOPE, int(LoopC.GENERATE), True, False, True, False,
-    (0, int(Kind.RESULT), 0), (False, True, False), (False, False, False),
-    ((int(Op.MOVE), 0), (0, 0)), ((1, 0), (0, 0)), ((int(Src.INPUT), 0), (0, 0)),
-    ((False, False), (False, False)), ((False, False), (False, False)),
-    (0, 0), (0, 0), (False, False),
+    SCOPE,
+    int(LoopC.GENERATE),
+    True,
+    False,
+    True,
+    False,
+    (0, int(Kind.RESULT), 0),
+    (False, True, False),
+    (False, False, False),
+    ((int(Op.MOVE), 0), (0, 0)),
+    ((1, 0), (0, 0)),
+    ((int(Src.INPUT), 0), (0, 0)),
+    ((False, False), (False, False)),
+    ((False, False), (False, False)),
+    (0, 0),
+    (0, 0),
+    (False, False),
 )
 
 

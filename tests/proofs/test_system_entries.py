@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import agreement
 import pytest
 from attrs import evolve
 
@@ -17,8 +18,6 @@ from guardspec.properties.symbolic.prove import encode, refute_mutant
 from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Choices, End, Kind, LoopC, Scope, assumptions, label_text
 
-import agreement
-
 SCOPE = Scope(3, 2, 2, call_context=False)
 F2 = ((False, False), (False, False))
 
@@ -26,10 +25,24 @@ F2 = ((False, False), (False, False))
 def _call(end0: End, loop: LoopC = LoopC.GENERATE, emark: bool = False) -> Choices:
     """m0 stored, m1 the caller's user message; p0 takes no step and ends with ``end0``."""
     return Choices(
-        SCOPE, int(loop), True, False, False, False,
-        (int(Kind.STORED), int(Kind.INPUT), int(Kind.ABSENT)), (False, False, False), (False, False, False),
-        ((0, 0), (0, 0)), ((0, 0), (0, 0)), ((0, 0), (0, 0)), F2, F2,
-        (int(end0), int(End.UNDEFINED)), (0, 0), (emark, False), oext=F2,
+        SCOPE,
+        int(loop),
+        True,
+        False,
+        False,
+        False,
+        (int(Kind.STORED), int(Kind.INPUT), int(Kind.ABSENT)),
+        (False, False, False),
+        (False, False, False),
+        ((0, 0), (0, 0)),
+        ((0, 0), (0, 0)),
+        ((0, 0), (0, 0)),
+        F2,
+        F2,
+        (int(end0), int(End.UNDEFINED)),
+        (0, 0),
+        (emark, False),
+        oext=F2,
     )
 
 

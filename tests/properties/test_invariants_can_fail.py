@@ -4,7 +4,18 @@ cannot fail), and holds on the matching good one."""
 import pytest
 from attrs import evolve
 
-from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore, ThrowingEvaluator
+from guardspec.model.agent import (
+    Actor,
+    Agent,
+    ClientTool,
+    DenyPatterns,
+    Mapping,
+    Memory,
+    MemoryBinding,
+    Thread,
+    ThreadStore,
+    ThrowingEvaluator,
+)
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, AuditEvent, ListMessage, ListView, Observation, Refused, Result
 from guardspec.model.processors import Abort, AbortThenThrow, Processor, Return, Throw
@@ -14,7 +25,14 @@ from guardspec.properties import invariants as inv
 
 ACTOR = Actor("alice", "operator")
 U0 = Message("u0", Role.USER, (TextPart("note-00"),), created_at=1, thread_id="t1", resource_id="r1")
-A0 = Message("a0", Role.ASSISTANT, (ToolPart("tc1", "lookup", ToolState.CALL, args=obj(q="note-01")),), created_at=2, thread_id="t1", resource_id="r1")
+A0 = Message(
+    "a0",
+    Role.ASSISTANT,
+    (ToolPart("tc1", "lookup", ToolState.CALL, args=obj(q="note-01")),),
+    created_at=2,
+    thread_id="t1",
+    resource_id="r1",
+)
 STORE = ThreadStore((Thread("t1", "r1", (U0, A0)),))
 C1 = Message("c1", Role.USER, (TextPart("FORBIDDEN-01"),), created_at=10)
 AGENT = Agent(policies=(DenyPatterns("no-marker", ("FORBIDDEN",)),), memory=Memory(), client_tools=(ClientTool("lookup", Mapping()),))
@@ -97,7 +115,9 @@ def test_i7_flags_a_second_run_and_a_late_processor():
 
 
 def _carrier_stages(sources_after):
-    done = evolve(A0, parts=(ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000),))
+    done = evolve(
+        A0, parts=(ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000),)
+    )
     base = ListView((ListMessage(done, (Source.MEMORY, Source.INPUT)),))
     after = ListView((ListMessage(done, sources_after),))
     return done, (("memory processors", base), ("processor p1", after))
@@ -186,11 +206,16 @@ def test_i8_leaves_a_stored_result_on_the_carrier_as_stored():
     tc1 = ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000)
     mapped = evolve(tc1, result=obj(type="text", value="mapped:" + '{"answer":"note-02"}'))
     on_list = evolve(A0, parts=(old, mapped))
-    stages = (("memory processors", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))), ("processor p1", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))))
+    stages = (
+        ("memory processors", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))),
+        ("processor p1", ListView((ListMessage(on_list, (Source.MEMORY, Source.INPUT)),))),
+    )
     sent_back = Message("a0", Role.ASSISTANT, (evolve(tc1, created_at=None),), created_at=2)
     sc = scenario(agent=evolve(AGENT, processors=(Processor("p1"),)), msgs=(sent_back,))
     store = ThreadStore((Thread("t1", "r1", (U0, evolve(A0, parts=(old, tc1)))),))
-    v = inv.returned_memory_input_stays_both(sc, Observation(Answered(), prompts=((on_list,),)), "note-03 note-04 mapped:{\\\"answer\\\":\\\"note-02\\\"}", stages, store)
+    v = inv.returned_memory_input_stays_both(
+        sc, Observation(Answered(), prompts=((on_list,),)), 'note-03 note-04 mapped:{\\"answer\\":\\"note-02\\"}', stages, store
+    )
     assert not any("tc0" in x for x in v), v
 
 
@@ -202,7 +227,9 @@ def test_g1_context_on_generate_must_throw_before_anything_runs():
     assert inv.context_option_fails_as_measured(sc, Observation(Answered(), audit=(auth,), prompts=((),)))
     from guardspec.model.observation import Failed
 
-    assert not inv.context_option_fails_as_measured(sc, Observation(Failed("TypeError: GuardedAgent: call option 'context' is not allowed")))
+    assert not inv.context_option_fails_as_measured(
+        sc, Observation(Failed("TypeError: GuardedAgent: call option 'context' is not allowed"))
+    )
     durable = evolve(sc, call=evolve(sc.call, loop=Loop.DURABLE))
     assert not inv.context_option_fails_as_measured(durable, Observation(Answered(), audit=(auth,), prompts=((),)))
 
@@ -221,7 +248,9 @@ def test_g7_a_returned_null_system_entry_is_never_answered(entry):
     assert len(v) == 1 and "p1" in v[0]
     assert not inv.null_system_entries_fail_as_measured(sc, Observation(Refused("input processor failed", "p1")))
     fine = Processor("p1", (), Return(ObjectOf(ArrayOf(), (SystemMessage("note-01"),))))
-    assert not inv.null_system_entries_fail_as_measured(evolve(sc, agent=evolve(AGENT, processors=(fine,))), Observation(Answered(), prompts=((),)))
+    assert not inv.null_system_entries_fail_as_measured(
+        evolve(sc, agent=evolve(AGENT, processors=(fine,))), Observation(Answered(), prompts=((),))
+    )
 
 
 @pytest.mark.parametrize(
@@ -242,12 +271,19 @@ def test_g2_denied_asset_urls_never_reach_the_model(url, allowed, denied):
     sc = evolve(scenario(), agent=evolve(AGENT, allowed_input_asset_origins=allowed))
     m = Message("c1", Role.USER, (FilePart(url, "image/png"),), created_at=10)
     assert bool(inv.denied_asset_urls_never_reach_model(sc, Observation(Answered(), prompts=((m,),)))) is denied
-    assert not inv.denied_asset_urls_never_reach_model(sc, Observation(Refused("input asset URL origin is not allowed", "breakwater-input-assets")))
+    assert not inv.denied_asset_urls_never_reach_model(
+        sc, Observation(Refused("input asset URL origin is not allowed", "breakwater-input-assets"))
+    )
 
 
-
-@pytest.mark.parametrize("url, allowed, denied", [("https://other.example/b.png", (), True), ("ftp://assets.example/e.txt", ("https://assets.example",), True),
-                                                  ("https://assets.example/a.png", ("https://assets.example",), False)])
+@pytest.mark.parametrize(
+    "url, allowed, denied",
+    [
+        ("https://other.example/b.png", (), True),
+        ("ftp://assets.example/e.txt", ("https://assets.example",), True),
+        ("https://assets.example/a.png", ("https://assets.example",), False),
+    ],
+)
 def test_g2_denied_asset_urls_are_never_fetched_or_saved(url, allowed, denied):
     # breakwater-measurements §4: the gate refuses before Mastra's download (mastra-measurements
     # §k k44), with the removing stop; a download failure names the URL it fetched, and offline
@@ -264,6 +300,7 @@ def test_g2_denied_asset_urls_are_never_fetched_or_saved(url, allowed, denied):
     # a URL the thread already held under that id is not the call's
     assert not inv.denied_asset_urls_never_fetched_or_saved(sc, Observation(Answered()), saved, saved)
     assert not inv.denied_asset_urls_never_fetched_or_saved(sc, Observation(REFUSED), STORE, STORE)
+
 
 def test_i4_text_file_data_is_read_only_as_decoded():
     # the model receives text file data as the base64 text it decodes to (§8): reading the

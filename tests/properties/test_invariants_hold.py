@@ -54,5 +54,7 @@ def test_machine_makes_calls():
     before = GuardedThreadMachine.total_calls
     from hypothesis.stateful import run_state_machine_as_test
 
-    run_state_machine_as_test(GuardedThreadMachine, settings=settings(max_examples=15, stateful_step_count=5, deadline=None, derandomize=True, database=None))
+    run_state_machine_as_test(
+        GuardedThreadMachine, settings=settings(max_examples=15, stateful_step_count=5, deadline=None, derandomize=True, database=None)
+    )
     assert GuardedThreadMachine.total_calls - before >= 15

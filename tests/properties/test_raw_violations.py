@@ -24,6 +24,7 @@ def test_raw_strategy_finds_the_predicted_violations_and_guarded_none():
         raw.update(raw_tally(r, check_call(r), moved))
         # guarded: the same scenario without title generation (G0 refuses it outright)
         from attrs import evolve
+
         from guardspec.model.agent import Memory
 
         g_sc = evolve(sc, agent=evolve(sc.agent, memory=Memory()))

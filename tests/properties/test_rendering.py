@@ -11,7 +11,7 @@ from pathlib import Path
 from attrs import evolve
 
 from guardspec.model.agent import Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
-from guardspec.model.messages import FilePart, Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import Answered, ListMessage, ListView, Observation, Refused
 from guardspec.model.processors import AddMessages, AddSystem, Processor, RemoveByIds, ReplaceAllSystem, Return, SameList
 from guardspec.model.scenario import Call, Loop, Mode, Scenario
@@ -43,8 +43,14 @@ def test_i4_system_content_of_text_parts_reaches_the_model_as_one_text():
 
 def test_i4_tool_parts_render_as_sent():
     mapped = obj(type="text", value='mapped:{"answer":"note-03"}')
-    cached = ToolPart("tc9", "lookup", ToolState.RESULT, args=obj(q="note-02"), result=obj(answer="note-03"),
-                      provider_metadata=obj(mastra=obj(modelOutput=mapped)))
+    cached = ToolPart(
+        "tc9",
+        "lookup",
+        ToolState.RESULT,
+        args=obj(q="note-02"),
+        result=obj(answer="note-03"),
+        provider_metadata=obj(mastra=obj(modelOutput=mapped)),
+    )
     assert [t.value for t in R.part_texts(cached)] == [obj(q="note-02"), 'mapped:{"answer":"note-03"}']
     denied = ToolPart("tc1", "lookup", ToolState.OUTPUT_DENIED, args=obj(q="x"), approval=obj(approved=False))
     assert [t.value for t in R.part_texts(denied)][1] == "Tool call was not approved by the user"
@@ -77,8 +83,10 @@ def test_i4_finds_a_split_system_text_the_policies_read_apart():
     obs = Observation(Answered(), prompts=((INSTRUCTIONS, SPLIT, C0),), read="hi\nFORB\nIDDEN")
     v = inv.prompt_entries_are_known_or_read(sc, obs, obs.read)
     assert len(v) == 1 and "FORBIDDEN'" in v[0]
-    stages = (("memory processors", ListView((ListMessage(C0, (Source.INPUT,)),), (INSTRUCTIONS,))),
-              ("processor p1", ListView((ListMessage(C0, (Source.INPUT,)),), (INSTRUCTIONS, SPLIT))))
+    stages = (
+        ("memory processors", ListView((ListMessage(C0, (Source.INPUT,)),), (INSTRUCTIONS,))),
+        ("processor p1", ListView((ListMessage(C0, (Source.INPUT,)),), (INSTRUCTIONS, SPLIT))),
+    )
     assert any("'FORBIDDEN'" in x for x in inv.additions_are_read(sc, obs.read, stages))
     # read as the model receives it: nothing to report
     assert not inv.nothing_reaches_model_unread(sc, obs, "hi\nFORBIDDEN", stages)
@@ -103,8 +111,22 @@ T = dict(thread_id="t1", resource_id="r1")
 RAW = ToolPart("tc9", "lookup", ToolState.RESULT, args=obj(q="note-02"), result=obj(answer="note-03"))
 A9 = Message("a9", Role.ASSISTANT, (RAW,), created_at=3, **T)
 MAPPED = obj(type="text", value='mapped:{"answer":"note-03"}')
-A9_SENT = Message("a9", Role.ASSISTANT, (ToolPart("tc9", "lookup", ToolState.RESULT, args=obj(q="note-02"), result=MAPPED,
-                                                  provider_metadata=obj(mastra=obj(modelOutputComputed=True, modelOutput=MAPPED))),), created_at=3, **T)
+A9_SENT = Message(
+    "a9",
+    Role.ASSISTANT,
+    (
+        ToolPart(
+            "tc9",
+            "lookup",
+            ToolState.RESULT,
+            args=obj(q="note-02"),
+            result=MAPPED,
+            provider_metadata=obj(mastra=obj(modelOutputComputed=True, modelOutput=MAPPED)),
+        ),
+    ),
+    created_at=3,
+    **T,
+)
 
 
 def _history_scenario():
@@ -157,7 +179,13 @@ def test_layering_invariants_import_nothing_from_the_reference():
     offenders = {}
     for path in INVARIANTS.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             bad = [n for n in names if n.startswith("guardspec.reference") or (isinstance(node, ast.ImportFrom) and node.level > 1)]
             if bad:
                 offenders.setdefault(path.name, []).extend(bad)

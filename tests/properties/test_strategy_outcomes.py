@@ -20,9 +20,12 @@ def _part(state: str, i: int) -> dict:
 
 def _scenario(i: int) -> dict:
     parts = [_part("result", i), _part("output-error", i), _part("call", i)]
-    return {"guardspec": 1, "agent": {"processors": []},
-            "call": {"loop": "generate", "messages": [{"id": "a1", "role": "assistant", "parts": copy.deepcopy(parts)}]},
-            "threads": [{"id": "t1", "resource": "r1", "messages": [{"id": "a0", "role": "assistant", "parts": copy.deepcopy(parts)}]}]}
+    return {
+        "guardspec": 1,
+        "agent": {"processors": []},
+        "call": {"loop": "generate", "messages": [{"id": "a1", "role": "assistant", "parts": copy.deepcopy(parts)}]},
+        "threads": [{"id": "t1", "resource": "r1", "messages": [{"id": "a0", "role": "assistant", "parts": copy.deepcopy(parts)}]}],
+    }
 
 
 def test_the_same_scenario_gets_the_same_outcomes_and_the_input_is_kept() -> None:
@@ -54,10 +57,27 @@ def test_about_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> N
                     changed[key] += 1
                     v = pb[key]
                     plain = isinstance(v, dict) and "$undefined" not in v
-                    kinds.add((key, "string" if isinstance(v, str) else "holding value" if plain and "value" in v else "object" if plain else "other"))
+                    kinds.add(
+                        (
+                            key,
+                            "string"
+                            if isinstance(v, str)
+                            else "holding value"
+                            if plain and "value" in v
+                            else "object"
+                            if plain
+                            else "other",
+                        )
+                    )
                     if where[0] == "threads":  # a stored thread holds what JSON writes (k53)
                         assert v != {"$undefined": True}
     # a result in three (a string, another value, an object holding value), an errorText in 4.5
     assert 0.27 < changed["result"] / total["result"] < 0.40, (changed, total)
     assert 0.16 < changed["errorText"] / total["errorText"] < 0.29, (changed, total)
-    assert kinds == {("result", "string"), ("result", "other"), ("result", "holding value"), ("errorText", "object"), ("errorText", "other")}
+    assert kinds == {
+        ("result", "string"),
+        ("result", "other"),
+        ("result", "holding value"),
+        ("errorText", "object"),
+        ("errorText", "other"),
+    }

@@ -9,15 +9,28 @@ OPERATOR = {"id": "alice", "role": "operator"}
 
 
 def observe(processors, loop="generate", messages=None, **extra):
-    sj = {"guardspec": 1, "agent": {"processors": processors, **extra.pop("agent", {})},
-          "call": {"actor": OPERATOR, "loop": loop, **({"messages": messages} if messages is not None else {})}, **extra}
+    sj = {
+        "guardspec": 1,
+        "agent": {"processors": processors, **extra.pop("agent", {})},
+        "call": {"actor": OPERATOR, "loop": loop, **({"messages": messages} if messages is not None else {})},
+        **extra,
+    }
     return model_observation(sj, "raw")
 
 
 def observe_with_memory(loop, messages, thread_messages=(), processors=(), title=False, binding=("t1", "r1")):
-    sj = {"guardspec": 1, "agent": {"processors": list(processors), "memory": {"generateTitle": title}},
-          "call": {"actor": OPERATOR, "loop": loop, "messages": list(messages), "memory": {"thread": binding[0], "resource": binding[1]}, "reply": "reply-0"},
-          "threads": [{"id": "t1", "resource": "r1", "messages": list(thread_messages), "title": ""}]}
+    sj = {
+        "guardspec": 1,
+        "agent": {"processors": list(processors), "memory": {"generateTitle": title}},
+        "call": {
+            "actor": OPERATOR,
+            "loop": loop,
+            "messages": list(messages),
+            "memory": {"thread": binding[0], "resource": binding[1]},
+            "reply": "reply-0",
+        },
+        "threads": [{"id": "t1", "resource": "r1", "messages": list(thread_messages), "title": ""}],
+    }
     return model_observation(sj, "raw")
 
 
@@ -76,9 +89,22 @@ def adds(entries, source=None):
 # mapped client tool's result] as context and returns the list copied, a0's copy renamed n2; n2 is
 # re-added as input, so M11 maps its part, and the reply merges into it. Each part as
 # kind[:text][+PM when it carries providerMetadata]
-MAPPED_RESULT_A0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
-    {"type": "tool-invocation", "toolCallId": "tc0", "toolName": "lookup", "state": "result",
-     "args": {"q": "note-17"}, "result": {"answer": "note-32"}, "createdAt": 500}]}
+MAPPED_RESULT_A0 = {
+    "id": "a0",
+    "role": "assistant",
+    "createdAt": 2,
+    "parts": [
+        {
+            "type": "tool-invocation",
+            "toolCallId": "tc0",
+            "toolName": "lookup",
+            "state": "result",
+            "args": {"q": "note-17"},
+            "result": {"answer": "note-32"},
+            "createdAt": 500,
+        }
+    ],
+}
 
 
 # adapter runs (raw on Mastra and guarded on the Breakwater build: 12 result
@@ -87,25 +113,64 @@ MAPPED_RESULT_A0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
 # rule is JSON.stringify's: undefined gives "undefined", a throw is the mapping's error (M11, G11)
 def mapped_lookup_call(mode, loop, value):
     t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "result", "args": {"q": "x"}, "result": value}
-    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
-            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
-    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
-                                    "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]},
-          "call": {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "r", "memory": {"thread": "t1", "resource": "r1"}}}
+    msgs = [
+        {"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"id": "a01", "role": "assistant", "parts": [t]},
+        {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]},
+    ]
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "allowedPrincipalKinds": ["human"],
+            "memory": {"generateTitle": False},
+            "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}],
+        },
+        "call": {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "r", "memory": {"thread": "t1", "resource": "r1"}},
+    }
     return normalise_observation(model_observation(sj, mode), sj)
 
 
 def wrapped_result_call(mode, loop, value, kind, memory=False):
-    caller = {"id": "a0" if memory else "a1", "role": "assistant", "createdAt": 2, "parts": [
-        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": value}]}
-    sj = {"guardspec": 1,
-          "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False} if memory else None,
-                    "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
-                    "clientTools": [{"name": "loc", "mapping": {"kind": kind, "prefix": "mapped:"}}], "processors": []},
-          "call": {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0",
-                   "messages": [caller, {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]}}
+    caller = {
+        "id": "a0" if memory else "a1",
+        "role": "assistant",
+        "createdAt": 2,
+        "parts": [
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": value}
+        ],
+    }
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "allowedPrincipalKinds": ["human"],
+            "memory": {"generateTitle": False} if memory else None,
+            "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+            "clientTools": [{"name": "loc", "mapping": {"kind": kind, "prefix": "mapped:"}}],
+            "processors": [],
+        },
+        "call": {
+            "loop": loop,
+            "actor": HUMAN_OPERATOR,
+            "reply": "reply-0",
+            "messages": [caller, {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+        },
+    }
     if memory:
         sj["call"]["memory"] = {"thread": "t1", "resource": "r1"}
-        sj["threads"] = [{"id": "t1", "resource": "r1", "messages": [{"id": "a0", "role": "assistant", "createdAt": 1, "threadId": "t1", "resourceId": "r1",
-                          "parts": [{"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}}]}]}]
+        sj["threads"] = [
+            {
+                "id": "t1",
+                "resource": "r1",
+                "messages": [
+                    {
+                        "id": "a0",
+                        "role": "assistant",
+                        "createdAt": 1,
+                        "threadId": "t1",
+                        "resourceId": "r1",
+                        "parts": [{"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}}],
+                    }
+                ],
+            }
+        ]
     return normalise_observation(model_observation(sj, mode), sj)

@@ -43,11 +43,19 @@ SCENARIO = {
         "clientTools": [{"name": "lookup", "mapping": {"kind": "null"}}, {"name": "other", "mapping": None}],
         "policies": [{"kind": "throws", "name": "broken"}],
         "processors": [
-            {"id": "p1", "steps": [{"op": "addSystem", "message": "be nice"},
-                                   {"op": "add", "messages": [{"id": "s1", "role": "system", "parts": None}], "source": "input"}],
-             "end": {"return": "sameList"}},
+            {
+                "id": "p1",
+                "steps": [
+                    {"op": "addSystem", "message": "be nice"},
+                    {"op": "add", "messages": [{"id": "s1", "role": "system", "parts": None}], "source": "input"},
+                ],
+                "end": {"return": "sameList"},
+            },
             {"id": "p2", "steps": [], "end": {"tripwire": "no"}},
-            {"id": "p3", "steps": [{"op": "replaceAllSystemMessages", "messages": [{"role": "system", "content": [{"type": "text", "text": "x"}]}]}]},
+            {
+                "id": "p3",
+                "steps": [{"op": "replaceAllSystemMessages", "messages": [{"role": "system", "content": [{"type": "text", "text": "x"}]}]}],
+            },
         ],
     },
     "call": {
@@ -55,10 +63,14 @@ SCENARIO = {
         "messages": [
             "hi",
             [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "a", "providerOptions": None}]}],
-            {"id": "a1", "role": "assistant", "parts": [
-                {"type": "tool-invocation", "toolCallId": "c1", "toolName": "lookup", "state": "result", "result": 1},
-                {"type": "text", "text": "b", "providerOptions": {"anthropic": {"cacheControl": 1}}},
-            ]},
+            {
+                "id": "a1",
+                "role": "assistant",
+                "parts": [
+                    {"type": "tool-invocation", "toolCallId": "c1", "toolName": "lookup", "state": "result", "result": 1},
+                    {"type": "text", "text": "b", "providerOptions": {"anthropic": {"cacheControl": 1}}},
+                ],
+            },
         ],
         "memory": {"thread": "t1", "resource": "r1"},
     },
@@ -69,15 +81,33 @@ def test_the_shapes_of_one_scenario() -> None:
     got = cz.shapes_of(SCENARIO)
     # read off the scenario above by hand
     expected = {
-        ("loop", "durable"), ("memory", "on, generating titles"), ("memory binding", "bound"),
-        ("caller message", "string"), ("caller message", "nested array"), ("caller message", "message"),
-        ("part kind", "text"), ("part kind", "tool-invocation"), ("tool state", "result"), ("tool outcome", "result: another value"), ("mapping kind", "null"),
-        ("provider options", "null"), ("provider options", "an object"), ("provider-option namespace", "anthropic"),
+        ("loop", "durable"),
+        ("memory", "on, generating titles"),
+        ("memory binding", "bound"),
+        ("caller message", "string"),
+        ("caller message", "nested array"),
+        ("caller message", "message"),
+        ("part kind", "text"),
+        ("part kind", "tool-invocation"),
+        ("tool state", "result"),
+        ("tool outcome", "result: another value"),
+        ("mapping kind", "null"),
+        ("provider options", "null"),
+        ("provider options", "an object"),
+        ("provider-option namespace", "anthropic"),
         ("policy kind", "throws"),
-        ("processor step", "addSystem"), ("processor step", "add"), ("processor step", "replaceAllSystemMessages"),
-        ("processor ending", "return sameList"), ("processor ending", "tripwire"), ("processor ending", "return primitive"),
-        ("system entry", "string"), ("system entry", "stored message without content"), ("system entry", "content: text parts"),
-        ("actor", "none"), ("asset origins", "none allowed"), ("message added under", "input"),
+        ("processor step", "addSystem"),
+        ("processor step", "add"),
+        ("processor step", "replaceAllSystemMessages"),
+        ("processor ending", "return sameList"),
+        ("processor ending", "tripwire"),
+        ("processor ending", "return primitive"),
+        ("system entry", "string"),
+        ("system entry", "stored message without content"),
+        ("system entry", "content: text parts"),
+        ("actor", "none"),
+        ("asset origins", "none allowed"),
+        ("message added under", "input"),
     }
     assert got == expected
 
@@ -87,22 +117,39 @@ BREAKWATER_SCENARIO = {
     "agent": {
         "allowedInputAssetOrigins": ["https://assets.example"],
         "processors": [
-            {"id": "p1", "steps": [{"op": "add", "entries": [{"id": "u0", "role": "user", "parts": [{"type": "text", "text": "x"}]}], "source": "input"}],
-             "end": {"return": {"object": {"messages": "sameList", "systemMessages": {"entries": [{"value": {"$undefined": True}}]}}}}},
+            {
+                "id": "p1",
+                "steps": [
+                    {"op": "add", "entries": [{"id": "u0", "role": "user", "parts": [{"type": "text", "text": "x"}]}], "source": "input"}
+                ],
+                "end": {"return": {"object": {"messages": "sameList", "systemMessages": {"entries": [{"value": {"$undefined": True}}]}}}},
+            },
         ],
     },
     "threads": [{"id": "t1", "resourceId": "r1", "messages": [{"id": "u0", "role": "user", "parts": [{"type": "text", "text": "x"}]}]}],
     "call": {
         "actor": {"id": "bot", "role": "builder", "kind": "robot"},
-        "messages": [{"id": "c1", "role": "user", "parts": [
-            {"type": "file", "data": "bm90ZS0wMQ==", "mediaType": "text/plain"},
-            {"type": "file", "data": "not!base64", "mediaType": "text/plain"},
-            {"type": "file", "data": "data:text/plain;base64,eA==", "mediaType": "text/plain"},
-            {"type": "image", "data": "https://assets.example/a.png", "mediaType": "image/png"},
-            {"type": "file", "data": 3, "mediaType": "text/plain"},
-            {"type": "text", "text": "y", "providerOptions": {"openaiCompatible": {"content": "z"}}},
-            {"type": "tool-invocation", "toolCallId": "c1", "toolName": "t", "state": "output-denied", "approval": {"approved": False, "reason": "no"}},
-        ]}],
+        "messages": [
+            {
+                "id": "c1",
+                "role": "user",
+                "parts": [
+                    {"type": "file", "data": "bm90ZS0wMQ==", "mediaType": "text/plain"},
+                    {"type": "file", "data": "not!base64", "mediaType": "text/plain"},
+                    {"type": "file", "data": "data:text/plain;base64,eA==", "mediaType": "text/plain"},
+                    {"type": "image", "data": "https://assets.example/a.png", "mediaType": "image/png"},
+                    {"type": "file", "data": 3, "mediaType": "text/plain"},
+                    {"type": "text", "text": "y", "providerOptions": {"openaiCompatible": {"content": "z"}}},
+                    {
+                        "type": "tool-invocation",
+                        "toolCallId": "c1",
+                        "toolName": "t",
+                        "state": "output-denied",
+                        "approval": {"approved": False, "reason": "no"},
+                    },
+                ],
+            }
+        ],
     },
 }
 
@@ -110,10 +157,20 @@ BREAKWATER_SCENARIO = {
 def test_the_shapes_of_breakwater_scenarios() -> None:
     """Issue 9 point 3's shapes, read off the scenario above by hand."""
     got = cz.shapes_of(BREAKWATER_SCENARIO)
-    for shape in [("file data", "base64"), ("file data", "not base64"), ("file data", "a data URI"), ("file data", "a URL"),
-                  ("file data", "not a string"), ("provider-option namespace", "openaiCompatible"), ("tool approval", "denied with a reason"),
-                  ("system entry", "undefined"), ("message added under", "input, with a stored message's id"),
-                  ("actor", "a kind Breakwater does not know"), ("actor role", "another of Breakwater's roles"), ("asset origins", "some allowed")]:
+    for shape in [
+        ("file data", "base64"),
+        ("file data", "not base64"),
+        ("file data", "a data URI"),
+        ("file data", "a URL"),
+        ("file data", "not a string"),
+        ("provider-option namespace", "openaiCompatible"),
+        ("tool approval", "denied with a reason"),
+        ("system entry", "undefined"),
+        ("message added under", "input, with a stored message's id"),
+        ("actor", "a kind Breakwater does not know"),
+        ("actor role", "another of Breakwater's roles"),
+        ("asset origins", "some allowed"),
+    ]:
         assert shape in got, shape
     assert ("tool approval", "approved with a reason") not in got and ("actor", "none") not in got
 
@@ -136,8 +193,8 @@ def test_the_default_campaign_has_no_zero() -> None:
     """The default campaign of ``guardspec diff`` and of ``mastra-diff``'s raw scenarios (seed 0,
     300 scenarios) makes every shape the model supports (issue 10 point 3)."""
     from guardspec.commands.conformance_cmds import diff_cmd
-    from guardspec.conformance.settings import Config
     from guardspec.conformance.drawing import generate_scenarios
+    from guardspec.conformance.settings import Config
 
     defaults = {p.name: p.default for p in diff_cmd.params}
     assert (defaults["seed"], defaults["examples"], Config(impl="-").examples) == (0, 300, 300)

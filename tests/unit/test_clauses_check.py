@@ -78,7 +78,9 @@ def test_a_tree_where_every_clause_is_implemented_and_tested_passes(tmp_path: Pa
 
 
 def test_a_clause_with_no_function_fails_the_check(tmp_path: Path) -> None:
-    code, out = check(tree(tmp_path, reference=REFERENCE.replace('"""M1.1 Memory and input: a message can be both."""', '"""M1 Source sets, again."""')))
+    code, out = check(
+        tree(tmp_path, reference=REFERENCE.replace('"""M1.1 Memory and input: a message can be both."""', '"""M1 Source sets, again."""'))
+    )
     assert code == 1
     assert "M1.1 Memory and input: no function of reference/ names it first" in out
 
@@ -140,5 +142,3 @@ def test_ranges_of_ids_are_read_as_every_id_in_them() -> None:
 def test_the_repository_passes_its_own_check() -> None:
     found = tr.problems(tr.ROOT)
     assert found == [], "\n".join(found)
-
-

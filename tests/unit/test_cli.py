@@ -19,7 +19,13 @@ SCENARIO = {
         "policies": [{"kind": "denyPatterns", "name": "marker", "patterns": ["FORBIDDEN"]}],
         "processors": [{"id": "p1", "steps": [{"op": "addSystem", "message": "sys FORBIDDEN"}], "end": {"return": "sameList"}}],
     },
-    "threads": [{"id": "t1", "resource": "r1", "messages": [{"id": "h1", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "hello"}]}]}],
+    "threads": [
+        {
+            "id": "t1",
+            "resource": "r1",
+            "messages": [{"id": "h1", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "hello"}]}],
+        }
+    ],
     "call": {
         "loop": "generate",
         "actor": {"id": "a", "role": "operator"},
@@ -60,7 +66,14 @@ def test_loop_override(tmp_path: Path) -> None:
 def test_explain_shows_stages_additions_read_text_and_outcome(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["explain", _write(tmp_path, SCENARIO)])
     assert r.exit_code == 0, r.output
-    for needle in ("preparation", "processor p1", "additions recorded", "sys FORBIDDEN", "what the policies read", "refused by breakwater-policy-engine"):
+    for needle in (
+        "preparation",
+        "processor p1",
+        "additions recorded",
+        "sys FORBIDDEN",
+        "what the policies read",
+        "refused by breakwater-policy-engine",
+    ):
         assert needle in r.output
 
 
@@ -92,4 +105,3 @@ def test_bad_json_exits_2(tmp_path: Path) -> None:
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["run", str(tmp_path / "absent.json")])
     assert r.exit_code == 2
-

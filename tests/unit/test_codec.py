@@ -4,6 +4,7 @@ import json
 import math
 
 import pytest
+from conftest import scenario, stored, tool
 
 from guardspec.model import codec
 from guardspec.model.agent import Allow, ClientTool, DenyPatterns, Mapping, Memory, NoDecision, ThrowingEvaluator
@@ -37,8 +38,6 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsFunction, JsSymbol, obj
 from guardspec.reference import run
-
-from conftest import scenario, stored, tool
 
 VALUES = {
     "undefined": UNDEFINED,
@@ -131,7 +130,13 @@ FULL_AGENT_PROCESSORS = (
 
 def test_codec_full_scenario_round_trips():
     caller = (
-        assistant("a1", "t", tool("tc1", "result", result=obj(c=1), args=obj(q=1), approval=obj(approved=True)), ReasoningPart("why", 3), created_at=20),
+        assistant(
+            "a1",
+            "t",
+            tool("tc1", "result", result=obj(c=1), args=obj(q=1), approval=obj(approved=True)),
+            ReasoningPart("why", 3),
+            created_at=20,
+        ),
         Message("u2", Role.USER, (FilePart("d", "text/plain"), ImagePart(BigInt(1), "image/png", 9)), 30, "t1", "r1"),
         "a string",
         (user("n1", "nested", 40),),
@@ -175,7 +180,11 @@ def test_codec_refused_observation_round_trips():
 
 # -- malformed input ------------------------------------------------------------------------------
 
-BASE = {"guardspec": 1, "agent": {"id": "a", "processors": [{"id": "p", "steps": [{"op": "clearInput"}, {"op": "removeByIds", "ids": []}]}]}, "call": {}}
+BASE = {
+    "guardspec": 1,
+    "agent": {"id": "a", "processors": [{"id": "p", "steps": [{"op": "clearInput"}, {"op": "removeByIds", "ids": []}]}]},
+    "call": {},
+}
 
 
 def _bad(mutate):

@@ -51,9 +51,7 @@ def test_example_holds(path: Path) -> None:
     example = load_example(path)
     assert example.expect, f"{path.name}: no expectation"
     mismatches = check(example)
-    assert not any(mismatches.values()), "\n".join(
-        f"{mode}: {m}" for mode, ms in mismatches.items() for m in ms
-    )
+    assert not any(mismatches.values()), "\n".join(f"{mode}: {m}" for mode, ms in mismatches.items() for m in ms)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])

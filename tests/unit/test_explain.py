@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import scenario
 from hypothesis import given, settings
 from rich.console import Console
 
@@ -20,8 +21,6 @@ from guardspec.model.values import Accessor, obj
 from guardspec.properties.strategies import scenarios
 from guardspec.properties.strategies.swarms import ODD
 
-from conftest import scenario
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,7 +33,10 @@ def _text(sc, mode=Mode.GUARDED) -> str:
 @pytest.mark.parametrize(
     "entry, line",
     [
-        (SystemMessage((TextPart("FORB"), TextPart("IDDEN")), experimental_provider_metadata=None), 'system: [{"type":"text","text":"FORB"},{"type":"text","text":"IDDEN"}]'),
+        (
+            SystemMessage((TextPart("FORB"), TextPart("IDDEN")), experimental_provider_metadata=None),
+            'system: [{"type":"text","text":"FORB"},{"type":"text","text":"IDDEN"}]',
+        ),
         (SystemMessage((TextPart("rule"),), stored=True), 'system: {"format":2,"parts":[{"type":"text","text":"rule"}]}'),
         (SystemMessage(3), "system: 3"),
         (SystemMessage("plain"), "system: plain"),

@@ -1,6 +1,7 @@
 """G0 Construction (S1): which application input processors the guarded agent accepts."""
 
 import pytest
+from conftest import scenario, stored, stored_ids
 
 from guardspec.model.agent import Memory
 from guardspec.model.messages import user
@@ -8,8 +9,6 @@ from guardspec.model.observation import Answered, Failed
 from guardspec.model.processors import FORBIDDEN_HOOKS, Abort, Processor
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import scenario, stored, stored_ids
 
 RESERVED = ("breakwater-rbac", "breakwater-input-assets", "breakwater-client-tool-output", "breakwater-policy-engine")
 

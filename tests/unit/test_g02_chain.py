@@ -1,6 +1,7 @@
 """G2 Chain: RBAC → recorder → memory → application processors → mapping → policies."""
 
 import pytest
+from conftest import events, list_sources, scenario, stored, tool
 
 from guardspec.model.agent import Actor, ClientTool, DenyPatterns, Mapping, ThrowingEvaluator
 from guardspec.model.messages import assistant, user
@@ -8,8 +9,6 @@ from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import Abort, AddMessages, AddSystem, ArrayOf, Processor, RemoveByIds, Return, Throw
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import events, list_sources, scenario, stored, tool
 
 GUEST = Actor("bob", "viewer")
 

@@ -4,14 +4,13 @@ Expected texts and shapes are Breakwater 0.17.0's (rbac/authorize.ts authorizeAc
 rbac/index.ts actorFromRequestContext, rbac/roles.ts; docs/breakwater-measurements.md §1-2)."""
 
 import pytest
+from conftest import events, scenario
 
 from guardspec.model.agent import Actor, Agent
 from guardspec.model.messages import user
 from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import events, scenario
 
 NO_ACTOR = "no actor in request context (key 'breakwater.actor')"
 
@@ -91,8 +90,9 @@ def test_g3_one_authorize_event_per_denied_decision():
 )
 def test_g0_allowed_roles_and_kinds_are_checked_at_construction(agent):
     """G0.2: unknown, repeated or no allowed roles or principal kinds are a construction TypeError without audit."""
-    from guardspec.model.scenario import Call, Loop, Scenario
     from conftest import ALICE
+
+    from guardspec.model.scenario import Call, Loop, Scenario
 
     obs = run(Scenario(agent, Call(Loop.GENERATE, (user("u1", "hi", 10),), ALICE)), Mode.GUARDED)
     assert isinstance(obs.outcome, Failed) and obs.outcome.error.startswith("TypeError")

@@ -1,13 +1,13 @@
 """G4 Recorder: the caller's client tool outcomes, recorded before memory merges anything."""
 
+from conftest import events, scenario, stored, tool
+
 from guardspec.model.agent import DenyPatterns
 from guardspec.model.messages import assistant, user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import Abort, Processor
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import events, scenario, stored, tool
 
 RECORDER = "breakwater-client-tool-outcome-recorder"
 

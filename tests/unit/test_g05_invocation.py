@@ -1,19 +1,28 @@
 """G5 Invocation: once per call, on the initial input, seeing the whole list on every loop."""
 
 import pytest
+from conftest import LOOPS, events, list_sources, prompt_lines, scenario, stored, stored_ids
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0
 
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.agent import DenyPatterns
 from guardspec.model.messages import Message, Source, SystemMessage, TextPart, user
 from guardspec.model.observation import Answered, Refused
-from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, ObjectOf, Primitive, Processor, RemoveByIds, ReplaceAllSystem, Return
+from guardspec.model.processors import (
+    AddMessages,
+    AddSystem,
+    ArrayOf,
+    ObjectOf,
+    Primitive,
+    Processor,
+    RemoveByIds,
+    ReplaceAllSystem,
+    Return,
+)
 from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import obj
 from guardspec.reference import run
-
-from conftest import LOOPS, events, list_sources, prompt_lines, scenario, stored, stored_ids
-from guardspec.conformance.cases import model_observation
-from guardspec.mastra.normalise import normalise_observation
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0
 
 EMPTY = Return(ArrayOf(base="empty"))
 
@@ -159,6 +168,7 @@ def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop
     (e,) = events(obs, "agent.input.policy")
     assert (e.decision, e.reason) == ("error", "input message content is not classified")
 
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -177,14 +187,31 @@ def test_under_the_guard_a_shared_edit_is_sent_in_both_messages_and_read(loop, t
 
     array = {"base": "list", "copy": "shallow", "drop": [], "edits": [{"setId": {"id": "a0", "newId": "n2"}}], "append": []}
     processors = [
-        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
-         "end": {"return": {"array": array}}},
+        {
+            "id": "p2",
+            "hooks": ["processInput"],
+            "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
+            "end": {"return": {"array": array}},
+        },
         {"id": "p3", "hooks": ["processInput"], "steps": [{"op": "editMessage", "id": target, "text": "E"}], "end": {"return": "sameList"}},
     ]
-    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"},
-            "messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]}
-    sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": processors,
-          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    call = {
+        "loop": loop,
+        "actor": HUMAN_OPERATOR,
+        "reply": "reply-0",
+        "memory": {"thread": "t1", "resource": "r1"},
+        "messages": [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}],
+    }
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "allowedPrincipalKinds": ["human"],
+            "memory": {"generateTitle": False},
+            "processors": processors,
+            "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}],
+        },
+        "call": call,
+    }
     o = normalise_observation(model_observation(sj, "guarded"), sj)
     assert o["outcome"] == {"kind": "answered"}
     sent = [p.get("text") for m in o["prompts"][0] if m["role"] == "assistant" for p in m["parts"]]

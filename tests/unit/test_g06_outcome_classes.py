@@ -1,6 +1,7 @@
 """G6 Outcome classes (S4): return, own abort or TripWire, and everything else."""
 
 import pytest
+from conftest import LOOPS, events, prompt_lines, scenario
 
 from guardspec.model.agent import Allow
 from guardspec.model.messages import user
@@ -21,12 +22,12 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
 
-from conftest import LOOPS, events, prompt_lines, scenario
-
 
 def _run(end, loop=None, **kw):
     extra = {"loop": loop} if loop else {}
-    return run(scenario(user("u1", "hi", 10), processors=(Processor("proc", end=end),), policies=(Allow("all"),), **extra, **kw), Mode.GUARDED)
+    return run(
+        scenario(user("u1", "hi", 10), processors=(Processor("proc", end=end),), policies=(Allow("all"),), **extra, **kw), Mode.GUARDED
+    )
 
 
 def test_g6_normal_return_is_applied():
@@ -76,12 +77,16 @@ def test_g6_failure_has_no_policy_event_and_no_model_call(end):
     assert obs.prompts == ()
 
 
-@pytest.mark.parametrize(("loop", "pid"), [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")])
+@pytest.mark.parametrize(
+    ("loop", "pid"), [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")]
+)
 def test_g6_own_tripwire_is_rethrown_and_named_by_mastra(loop, pid):
     """G6.1: a TripWire the processor built is named <agent id>-input-processor on generate and stream, "" on durable."""
     # Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built
     # itself; Mastra's runner names it (issue 9 #5, measured).
-    obs = run(scenario(user("u1", "hi", 10), loop=loop, id="bot", processors=(Processor("own", end=ThrowTripWire("tripped")),)), Mode.GUARDED)
+    obs = run(
+        scenario(user("u1", "hi", 10), loop=loop, id="bot", processors=(Processor("own", end=ThrowTripWire("tripped")),)), Mode.GUARDED
+    )
     assert obs.outcome == Refused("tripped", pid)
 
 
@@ -107,9 +112,9 @@ def test_g6_a_list_operation_that_throws_is_a_processor_failure(loop):
 
 def test_g6_the_removal_after_a_throwing_operation_starts_from_the_list_as_the_throw_left_it():
     """G6.2: what the processor did before the throwing operation stands: a removed history message stays off the list."""
-    from guardspec.model.processors import AddMessages, AddSystem, Processor, RemoveByIds
-
     from conftest import stored
+
+    from guardspec.model.processors import AddMessages, AddSystem, Processor, RemoveByIds
 
     elsewhere = user("x2", "elsewhere", 21, thread_id="other-thread")
     proc = Processor("proc", steps=(RemoveByIds(("h1",)), AddSystem("ADDED"), AddMessages((elsewhere,))))

@@ -1,8 +1,7 @@
 """G7 Application (S2, S3): how the guard applies a processor's return value."""
 
-import math
-
 import pytest
+from conftest import list_message, list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart, assistant, user
 from guardspec.model.observation import Answered, Refused
@@ -22,8 +21,6 @@ from guardspec.model.processors import (
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED
 from guardspec.reference import run
-
-from conftest import list_message, list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 FAILED = Refused("input processor failed", "p")
 BASE_PROMPT = ["system: You are a guarded agent.", "user: old", "user: hi"]
@@ -62,7 +59,9 @@ def test_g7_array_missing_a_received_id_removes_it():
 def test_g7_object_replaces_the_system_bucket_first_then_applies_messages():
     # a DB-shaped system entry adds its text (an AI SDK one would add nothing, §5 below)
     """G7.1, G7.5: an object's systemMessages replace the bucket before its messages' system entries add their text."""
-    value = ObjectOf(messages=ArrayOf(append=(Message("s9", Role.SYSTEM, (TextPart("FROM ARRAY"),)),)), system_messages=(SystemMessage("REPLACED"),))
+    value = ObjectOf(
+        messages=ArrayOf(append=(Message("s9", Role.SYSTEM, (TextPart("FROM ARRAY"),)),)), system_messages=(SystemMessage("REPLACED"),)
+    )
     obs = _run(value)
     assert isinstance(obs.outcome, Answered)
     assert [s.content for s in obs.list.untagged] == ["REPLACED", "FROM ARRAY"]

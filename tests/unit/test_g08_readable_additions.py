@@ -2,6 +2,7 @@
 addition survives structuredClone."""
 
 import pytest
+from conftest import events, scenario, stored
 
 from guardspec.model.agent import Allow
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
@@ -10,8 +11,6 @@ from guardspec.model.processors import AddMessages, AddSystem, EditMessage, Edit
 from guardspec.model.scenario import Mode
 from guardspec.model.values import Accessor, BigInt, JsFunction, JsSymbol, obj
 from guardspec.reference import run
-
-from conftest import events, scenario, stored
 
 FAILED = Refused("input processor failed", "p")
 
@@ -35,9 +34,19 @@ def _failed(obs):
         EditSystem(0, "content", (obj(type="image", image="x"),)),
         EditSystem(0, "providerOptions", obj(a=Accessor("g", throws=True))),
         EditSystem(0, "experimental_providerMetadata", obj(a=obj(b=Accessor("g", throws=True)))),
-        AddSystem(SystemMessage((TextPart("x", provider_options=obj(a=Accessor("g", throws=True))),), experimental_provider_metadata=obj())),
+        AddSystem(
+            SystemMessage((TextPart("x", provider_options=obj(a=Accessor("g", throws=True))),), experimental_provider_metadata=obj())
+        ),
     ],
-    ids=["number", "object", "class-instance-part", "image-part", "options-throwing-getter", "metadata-throwing-getter", "part-options-throwing-getter"],
+    ids=[
+        "number",
+        "object",
+        "class-instance-part",
+        "image-part",
+        "options-throwing-getter",
+        "metadata-throwing-getter",
+        "part-options-throwing-getter",
+    ],
 )
 def test_g8_system_addition_must_be_text_in_data_properties(step):
     """G8.1: a system message's own fields must hold text in data properties; a nested throwing getter fails the clone."""
@@ -49,7 +58,12 @@ def test_g8_system_addition_must_be_text_in_data_properties(step):
     [
         EditSystem(0, "providerOptions", obj(anthropic=obj(citations=Accessor("g", "CITED")))),
         EditSystem(0, "experimental_providerMetadata", obj(anthropic=obj(citations=Accessor("g", "CITED")))),
-        AddSystem(SystemMessage((TextPart("x", provider_options=obj(anthropic=obj(citations=Accessor("g", "CITED")))),), experimental_provider_metadata=obj())),
+        AddSystem(
+            SystemMessage(
+                (TextPart("x", provider_options=obj(anthropic=obj(citations=Accessor("g", "CITED")))),),
+                experimental_provider_metadata=obj(),
+            )
+        ),
     ],
     ids=["options", "metadata", "part-options"],
 )
@@ -110,7 +124,13 @@ def test_g8_clonable_message_addition_is_accepted(metadata):
 
 def test_g8_plain_text_system_addition_with_data_options_is_accepted():
     obs = _run(
-        AddSystem(SystemMessage((TextPart("a", provider_options=obj(c=obj(d="e"))),), provider_options=obj(x=obj(y="z")), experimental_provider_metadata=obj(m=obj(n="o"))))
+        AddSystem(
+            SystemMessage(
+                (TextPart("a", provider_options=obj(c=obj(d="e"))),),
+                provider_options=obj(x=obj(y="z")),
+                experimental_provider_metadata=obj(m=obj(n="o")),
+            )
+        )
     )
     assert isinstance(obs.outcome, Answered)
 

@@ -1,5 +1,7 @@
 """G9 Change detection: additions by fingerprint count, recorded when made."""
 
+from conftest import scenario, stored, tool
+
 from guardspec.model.agent import Allow, DenyPatterns
 from guardspec.model.messages import Message, Role, Source, TextPart, assistant, user
 from guardspec.model.observation import Answered, Refused
@@ -7,8 +9,6 @@ from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditMess
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED, Accessor, JsFunction, obj
 from guardspec.reference import run
-
-from conftest import scenario, stored, tool
 
 INSTR = "SECRET-INSTRUCTIONS"
 DENY_INSTR = (DenyPatterns("instr", (INSTR,)),)
@@ -100,7 +100,11 @@ def _readd_remembered_outcome(caller_part, readded_part):
     the list: a0 is re-added memory+input (S3), so it is not moved; only the fingerprint decides
     whether it changed."""
     readded = assistant("a0", "let me check", readded_part, created_at=2)
-    p1 = Processor("p1", steps=(RemoveByIds(("a0",)), AddMessages((readded,), Source.MEMORY, merge=False)), end=Return(ArrayOf(base="list", copy="shallow")))
+    p1 = Processor(
+        "p1",
+        steps=(RemoveByIds(("a0",)), AddMessages((readded,), Source.MEMORY, merge=False)),
+        end=Return(ArrayOf(base="list", copy="shallow")),
+    )
     caller = assistant("a0", caller_part, created_at=2)
     return run(scenario(caller, user("c1", "thanks", 10), threads=MIRROR_HISTORY, processors=(p1,), policies=(Allow("all"),)), Mode.GUARDED)
 

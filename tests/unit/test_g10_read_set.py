@@ -1,6 +1,7 @@
 """G10 What the policies read (S5)."""
 
 import pytest
+from conftest import scenario, stored, tool
 
 from guardspec.model.agent import Allow
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, assistant, user
@@ -8,8 +9,6 @@ from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditText
 from guardspec.model.scenario import Mode
 from guardspec.model.values import obj
 from guardspec.reference import run
-
-from conftest import scenario, stored, tool
 
 INSTR = "INSTRUCTION TEXT"
 
@@ -83,7 +82,9 @@ def test_g10_moved_remembered_outcome_message_is_read_whole_stored_history_inclu
         assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "call"), created_at=2000),
     )
     caller = assistant("a1", tool("tc1", "result", result="CALLER RESULT"), created_at=2000)
-    kept = assistant("a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "result", result="CALLER RESULT"), created_at=2000)
+    kept = assistant(
+        "a1", "STORED TEXT", tool("tc0", "result", result="STORED RESULT"), tool("tc1", "result", result="CALLER RESULT"), created_at=2000
+    )
     proc = Processor("p", steps=(RemoveByIds(("a1",)), AddMessages((kept,), Source.MEMORY)))
     read = _read(proc, messages=(caller, user("u2", "thanks", 3000)), threads=threads)
     assert "STORED TEXT" in read and "STORED RESULT" in read and "CALLER RESULT" in read
@@ -103,28 +104,86 @@ def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message()
     # ``response``. That a0 is remembered by id, so it is read as p2's addition, after p1's:
     # measured on the Breakwater build (seed 8475 case 1261, each loop).
     import json
+
     from guardspec.conformance.cases import model_observation
 
-    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [{"type": "text", "text": "note-20"}, {
-        "type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "output-denied",
-        "args": {"q": "note-30"}, "approval": {"approved": True, "reason": "note-33"}}]}
+    a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "createdAt": 2,
+        "parts": [
+            {"type": "text", "text": "note-20"},
+            {
+                "type": "tool-invocation",
+                "toolCallId": "tc1",
+                "toolName": "nullmap",
+                "state": "output-denied",
+                "args": {"q": "note-30"},
+                "approval": {"approved": True, "reason": "note-33"},
+            },
+        ],
+    }
     caller = {**a0, "parts": a0["parts"][1:]}
-    stored_a0 = {**a0, "threadId": "t1", "resourceId": "r1", "parts": [a0["parts"][0], {
-        "type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-30"}}]}
+    stored_a0 = {
+        **a0,
+        "threadId": "t1",
+        "resourceId": "r1",
+        "parts": [
+            a0["parts"][0],
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-30"}},
+        ],
+    }
     empty = {"return": {"array": {"base": "empty", "copy": "deep", "drop": [], "edits": [], "append": []}}}
-    sj = {"guardspec": 1,
-          "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
-                    "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
-                    "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}],
-                    "processors": [
-                        {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}, {"op": "addSystem", "message": "note-16", "tag": None}], "end": empty},
-                        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "removeByIds", "ids": ["a0"]},
-                         {"op": "add", "entries": [{**a0, "threadId": "t1", "resourceId": "r1"}], "source": "response", "merge": False}], "end": empty},
-                    ]},
-          "call": {"loop": "generate", "messages": [caller], "actor": {"id": "alice", "role": "operator", "kind": "human"},
-                   "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
-          "threads": [{"id": "t1", "resource": "r1", "messages": [
-              {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-16"}]}, stored_a0]}]}
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "allowedPrincipalKinds": ["human"],
+            "memory": {"generateTitle": False},
+            "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+            "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}],
+            "processors": [
+                {
+                    "id": "p1",
+                    "hooks": ["processInput"],
+                    "steps": [{"op": "clearInput"}, {"op": "addSystem", "message": "note-16", "tag": None}],
+                    "end": empty,
+                },
+                {
+                    "id": "p2",
+                    "hooks": ["processInput"],
+                    "steps": [
+                        {"op": "removeByIds", "ids": ["a0"]},
+                        {"op": "add", "entries": [{**a0, "threadId": "t1", "resourceId": "r1"}], "source": "response", "merge": False},
+                    ],
+                    "end": empty,
+                },
+            ],
+        },
+        "call": {
+            "loop": "generate",
+            "messages": [caller],
+            "actor": {"id": "alice", "role": "operator", "kind": "human"},
+            "memory": {"thread": "t1", "resource": "r1"},
+            "reply": "reply-0",
+        },
+        "threads": [
+            {
+                "id": "t1",
+                "resource": "r1",
+                "messages": [
+                    {
+                        "id": "u0",
+                        "role": "user",
+                        "createdAt": 1,
+                        "threadId": "t1",
+                        "resourceId": "r1",
+                        "parts": [{"type": "text", "text": "note-16"}],
+                    },
+                    stored_a0,
+                ],
+            }
+        ],
+    }
     for loop in ("generate", "stream", "durable"):
         sj["call"]["loop"] = loop
         o = model_observation(json.loads(json.dumps(sj)), "guarded")
@@ -136,23 +195,53 @@ def g9_by_id_scenario(loop: str, source: str) -> dict:
     """The caller's outcome for ``tc1`` folds onto the stored ``m0`` (memory+input); p1 clears the
     input (``m0`` leaves the list and stays in the memory set, k54); p2 adds a user message
     ``m0`` with the marker under ``source``."""
-    stored = {"id": "m0", "role": "assistant", "createdAt": 10, "threadId": "t1", "resourceId": "r1", "parts": [
-        {"type": "text", "text": "note-1"}, {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}}]}
-    caller = {"id": "m0", "role": "assistant", "createdAt": 10, "parts": [
-        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": "note-2"}]}
+    stored = {
+        "id": "m0",
+        "role": "assistant",
+        "createdAt": 10,
+        "threadId": "t1",
+        "resourceId": "r1",
+        "parts": [
+            {"type": "text", "text": "note-1"},
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "call", "args": {"q": 1}},
+        ],
+    }
+    caller = {
+        "id": "m0",
+        "role": "assistant",
+        "createdAt": 10,
+        "parts": [
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "loc", "state": "result", "args": {"q": 1}, "result": "note-2"}
+        ],
+    }
     added = {"id": "m0", "role": "user", "createdAt": 12, "parts": [{"type": "text", "text": "note-3 FORBIDDEN"}]}
     same = {"return": "sameList"}
-    return {"guardspec": 1,
-            "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False},
-                      "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
-                      "clientTools": [{"name": "loc", "mapping": {"kind": "text", "prefix": "mapped:"}}],
-                      "processors": [
-                          {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}], "end": same},
-                          {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [added], "source": source, "merge": False}], "end": same},
-                      ]},
-            "call": {"loop": loop, "messages": [caller], "actor": {"id": "alice", "role": "operator", "kind": "human"},
-                     "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
-            "threads": [{"id": "t1", "resource": "r1", "messages": [stored]}]}
+    return {
+        "guardspec": 1,
+        "agent": {
+            "allowedPrincipalKinds": ["human"],
+            "memory": {"generateTitle": False},
+            "policies": [{"kind": "denyPatterns", "name": "no-marker", "patterns": ["FORBIDDEN"]}],
+            "clientTools": [{"name": "loc", "mapping": {"kind": "text", "prefix": "mapped:"}}],
+            "processors": [
+                {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}], "end": same},
+                {
+                    "id": "p2",
+                    "hooks": ["processInput"],
+                    "steps": [{"op": "add", "entries": [added], "source": source, "merge": False}],
+                    "end": same,
+                },
+            ],
+        },
+        "call": {
+            "loop": loop,
+            "messages": [caller],
+            "actor": {"id": "alice", "role": "operator", "kind": "human"},
+            "memory": {"thread": "t1", "resource": "r1"},
+            "reply": "reply-0",
+        },
+        "threads": [{"id": "t1", "resource": "r1", "messages": [stored]}],
+    }
 
 
 @pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
@@ -167,6 +256,7 @@ def test_g9_a_message_under_an_id_memory_holds_off_the_list_is_an_addition(loop,
     # and the marker reached the model unread (I4); measured on the Breakwater build, each loop
     # and source (scratch ``s21/g9hand.py``).
     import json
+
     from guardspec.conformance.cases import model_observation
 
     o = model_observation(json.loads(json.dumps(g9_by_id_scenario(loop, source))), "guarded")

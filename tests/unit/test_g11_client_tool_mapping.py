@@ -1,6 +1,8 @@
 """G11 Client tool mapping (S6)."""
 
 import pytest
+from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
+from raw_json import LOOP_NAMES, mapped_lookup_call
 
 from guardspec.model.agent import Allow, ClientTool, DenyPatterns, Mapping
 from guardspec.model.messages import Message, Source, assistant, user
@@ -9,9 +11,6 @@ from guardspec.model.processors import AddMessages, ArrayOf, EditText, Processor
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
-
-from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
-from raw_json import LOOP_NAMES, mapped_lookup_call
 
 MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
 WANT = obj(type="text", value='mapped:"Paris"')
@@ -69,11 +68,17 @@ def test_g11_history_result_is_not_mapped():
 
 def _moved_scenario():
     cached = obj(mastra=obj(modelOutput=obj(type="text", value="CACHED")))
-    stored_a1 = assistant("a1", "let me check", tool("tc0", "result", result="Old", provider_metadata=cached), tool("tc1", "call"), created_at=2000)
+    stored_a1 = assistant(
+        "a1", "let me check", tool("tc0", "result", result="Old", provider_metadata=cached), tool("tc1", "call"), created_at=2000
+    )
     threads = stored(user("u0", "where am I?", 1000), stored_a1)
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
     kept = assistant(
-        "a1", "let me check", tool("tc0", "result", result="Old", provider_metadata=cached), tool("tc1", "result", result="Paris"), created_at=2000
+        "a1",
+        "let me check",
+        tool("tc0", "result", result="Old", provider_metadata=cached),
+        tool("tc1", "result", result="Paris"),
+        created_at=2000,
     )
     proc = Processor("p", steps=(RemoveByIds(("a1",)), AddMessages((kept,), Source.MEMORY)))
     return caller, threads, proc
@@ -117,7 +122,10 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
     # The caller completes tc1 on remembered a1: only the caller's outcome part is mapped; the
     # stored result tc9 is not (its throwing mapping never runs) and is sent as stored.
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=20)
-    obs = run(scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)), Mode.GUARDED)
+    obs = run(
+        scenario(caller, user("u2", "thanks", 30), threads=_history_with_stored_result(), client_tools=BROKEN, policies=(Allow("all"),)),
+        Mode.GUARDED,
+    )
     assert isinstance(obs.outcome, Answered), obs.outcome
     assert _sent(obs, "a1") == {"tc1": WANT, "tc9": sent_as("OLD")}
     # the stored call takes the caller's result; the caller's part alone is read (G10)
@@ -125,7 +133,9 @@ def test_g11_stored_result_on_a_remembered_input_message_is_not_mapped():
     assert "OLD" not in obs.read and "broken" not in obs.read
 
 
-@pytest.mark.parametrize("outcome", [tool("tc1", "result", result="Paris"), tool("tc1", "output-denied", approval=obj(approved=False, reason="no"))])
+@pytest.mark.parametrize(
+    "outcome", [tool("tc1", "result", result="Paris"), tool("tc1", "output-denied", approval=obj(approved=False, reason="no"))]
+)
 def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_with_a_mapping(outcome):
     """G11.2: a historical result on a carrier is not mapped and reaches the model as stored."""
     # Point 13 with a mapping that does not throw: the guard maps only the caller's outcome
@@ -154,7 +164,8 @@ def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
         Mode.GUARDED,
     )
     assert obs.outcome == Refused("policy 'm' denied the input", "breakwater-policy-engine")
-    assert 'mapped:"Oslo"' in obs.read and '\nOslo\n' in obs.read
+    assert 'mapped:"Oslo"' in obs.read and "\nOslo\n" in obs.read
+
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------

@@ -1,5 +1,11 @@
 """G12 Policies: the text read from an entry, and the decisions and their events."""
 
+import pytest
+from conftest import events, scenario, tool
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, wrapped_result_call
+
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.agent import Allow, DenyPatterns, NoDecision, ThrowingEvaluator
 from guardspec.model.messages import FilePart, ImagePart, Message, Role, SystemMessage, TextPart, assistant, user
 from guardspec.model.observation import Answered, Refused
@@ -7,12 +13,6 @@ from guardspec.model.processors import AddSystem, Processor
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import run
-
-from conftest import events, scenario, tool
-from guardspec.conformance.cases import model_observation
-from guardspec.mastra.normalise import normalise_observation
-import pytest
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES, wrapped_result_call
 
 POLICY = "breakwater-policy-engine"
 
@@ -100,8 +100,19 @@ def test_g12_tool_parts_read_as_tool_name_and_json_args_then_their_output():
     # conftest.tool names every tool "getLocation"; the calls come first, then the outcomes
     assert read == "\n".join(
         [
-            "getLocation", '{"q":"ARGS"}', "getLocation", "getLocation", "getLocation", "getLocation", "STRING ARGS",
-            "getLocation", '{"city":"Paris"}', "getLocation", "ERRTEXT", "getLocation", "REASONTEXT",
+            "getLocation",
+            '{"q":"ARGS"}',
+            "getLocation",
+            "getLocation",
+            "getLocation",
+            "getLocation",
+            "STRING ARGS",
+            "getLocation",
+            '{"city":"Paris"}',
+            "getLocation",
+            "ERRTEXT",
+            "getLocation",
+            "REASONTEXT",
         ]
     )
 
@@ -145,7 +156,10 @@ def test_g12_system_message_provider_options_are_read_through_the_closed_table()
     # §7: anthropic.citations and openrouter.reasoning_details are read (as JSON, opaque keys
     # left out), other namespaces and keys are not.
     sysmsg = SystemMessage(
-        (TextPart("SYS "), TextPart("PART", provider_options=obj(openrouter=obj(reasoning_details=(obj(text="PART OPTION", signature="S"),))))),
+        (
+            TextPart("SYS "),
+            TextPart("PART", provider_options=obj(openrouter=obj(reasoning_details=(obj(text="PART OPTION", signature="S"),)))),
+        ),
         provider_options=obj(anthropic=obj(citations=obj(cited="MSG OPTION", encrypted_index="E"), cacheControl=obj(type="IGNORED"))),
         experimental_provider_metadata=obj(acme=obj(d="IGNORED TOO")),
     )
@@ -209,6 +223,7 @@ def test_g12_data_uri_is_read_under_the_parts_own_media_type():
 
 def test_g12_array_file_data_is_read_as_its_string():
     """G12.7: text/* data that is an array is read as String of it, then as string data."""
+
     # M12 k18 / G12 (docs/breakwater-measurements.md §16): measured on the Breakwater 0.17.0
     # build (seed 8422 case 459): text file data that is an array is read as ``String(array)``,
     # its payload before the first comma: ``[[]]`` and ``[null, 'aGk=']`` read nothing, ``['aGk=']``
@@ -246,8 +261,12 @@ def test_g12_a_bigint_value_cannot_be_written_and_is_not_classified():
 
 def test_g12_a_string_value_is_read_as_it_is_and_another_as_json():
     """G12.2: a string value is read as it is, a number or an object as JSON.stringify writes it."""
-    caller = assistant("a1", tool("tc1", "call", args="plain"), tool("tc2", "call", args=5), tool("tc3", "call", args=obj(k=(1, None))), created_at=10)
+    caller = assistant(
+        "a1", tool("tc1", "call", args="plain"), tool("tc2", "call", args=5), tool("tc3", "call", args=obj(k=(1, None))), created_at=10
+    )
     assert _run(caller).read == 'getLocation\nplain\ngetLocation\n5\ngetLocation\n{"k":[1,null]}'
+
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -258,13 +277,31 @@ def test_g12_a_string_value_is_read_as_it_is_and_another_as_json():
 # nothing on the build, and the model read it as JSON before this was fixed)
 # evidence: G12.3
 @pytest.mark.parametrize("loop", LOOP_NAMES)
-@pytest.mark.parametrize("value, read", [
-    (None, None), (0, None), (False, None), ({"$number": "NaN"}, None), ("", None), ({"$undefined": True}, None),
-    ({"a": 1}, '{"a":1}'), ("s", "s"), ([1], "[1]"), (True, "true"),
-])
+@pytest.mark.parametrize(
+    "value, read",
+    [
+        (None, None),
+        (0, None),
+        (False, None),
+        ({"$number": "NaN"}, None),
+        ("", None),
+        ({"$undefined": True}, None),
+        ({"a": 1}, '{"a":1}'),
+        ("s", "s"),
+        ([1], "[1]"),
+        (True, "true"),
+    ],
+)
 def test_an_error_text_is_read_as_the_prompt_sends_it(loop, value, read):
     """G12.3: the policies read an error's text as the prompt sends it: a falsy one reads nothing."""
-    t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, "state": "output-error", "errorText": value}
+    t = {
+        "type": "tool-invocation",
+        "toolCallId": "tc1",
+        "toolName": "plain",
+        "args": {"q": "x"},
+        "state": "output-error",
+        "errorText": value,
+    }
     msgs = [{"id": "a01", "role": "assistant", "parts": [t]}, {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
     call = {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "reply-0"}
     sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "processors": []}, "call": call}
@@ -275,12 +312,19 @@ def test_an_error_text_is_read_as_the_prompt_sends_it(loop, value, read):
 
 # evidence: G12.3
 @pytest.mark.parametrize("loop", LOOP_NAMES)
-@pytest.mark.parametrize("value, kind, read", [
-    ({"type": "error-text", "value": "note-3"}, "text", "note-3"),
-    ({"type": "text", "value": "note-2"}, "null", "note-2"),
-    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1}, "null", '{"answer":"note-6"}'),
-    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]}, "null", '{"type":"content","value":[{"type":"text","text":"note-5"}]}'),
-])
+@pytest.mark.parametrize(
+    "value, kind, read",
+    [
+        ({"type": "error-text", "value": "note-3"}, "text", "note-3"),
+        ({"type": "text", "value": "note-2"}, "null", "note-2"),
+        ({"type": "json", "value": {"answer": "note-6"}, "extra": 1}, "null", '{"answer":"note-6"}'),
+        (
+            {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+            "null",
+            '{"type":"content","value":[{"type":"text","text":"note-5"}]}',
+        ),
+    ],
+)
 def test_the_policies_read_a_wrapped_result_as_it_is_sent(loop, value, kind, read):
     """G12.3: the policies read a result holding value through the prompt's conversion: the unwrapped value."""
     o = wrapped_result_call("guarded", loop, value, kind)

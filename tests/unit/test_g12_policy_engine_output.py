@@ -21,6 +21,7 @@ the durable loop, finding BW-F3.
 """
 
 import pytest
+from conftest import LOOPS, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 from guardspec.model.agent import DenyPatterns
 from guardspec.model.messages import FilePart, Message, Role, Source, TextPart, assistant, user
@@ -29,8 +30,6 @@ from guardspec.model.processors import AddMessages, ArrayOf, Processor, Return
 from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import obj
 from guardspec.reference import run
-
-from conftest import LOOPS, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 NOW = 1000  # the scenario's clock: a part added under a source other than memory is stamped with it
 PENDING = stored(user("u0", "where am I?", 1), assistant("a0", "let me check", tool("tc1", "call"), created_at=2))
@@ -127,7 +126,9 @@ def test_g12_durable_output_step_sees_no_stale_memory_reference():
     history = stored(user("u0", "hi", 1), assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2))
     caller = assistant("a0", tool("tc1", "result", result=obj(city="Paris"), args=obj(q=1)), created_at=2)
     literal = assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2)
-    p1 = Processor("p1", steps=(ClearInput(), RemoveByIds(("a0",)), AddMessages((literal,), Source.INPUT, merge=False)), end=Return(SameList()))
+    p1 = Processor(
+        "p1", steps=(ClearInput(), RemoveByIds(("a0",)), AddMessages((literal,), Source.INPUT, merge=False)), end=Return(SameList())
+    )
     obs = run(scenario(caller, threads=history, processors=(p1,), loop=Loop.DURABLE, reply="reply-0"), Mode.GUARDED)
     assert isinstance(obs.outcome, Answered)
     saved = stored_message(obs, "a0")
@@ -158,7 +159,9 @@ def test_g12_durable_reply_merges_into_the_caller_assistant_moved_last(loop):
     """G12.10: on durable the re-add changes which message the reply merges into."""
     add = Processor("p", steps=(AddMessages((assistant("n2", "added", created_at=5),), Source.RESPONSE, merge=False),))
     caller = assistant("a1", "caller text", created_at=5)
-    obs = run(scenario(caller, processors=(add,), policies=ALLOW, loop=loop, threads=stored(user("u0", "q", 1)), reply="reply-0"), Mode.GUARDED)
+    obs = run(
+        scenario(caller, processors=(add,), policies=ALLOW, loop=loop, threads=stored(user("u0", "q", 1)), reply="reply-0"), Mode.GUARDED
+    )
     texts = {i: [p.text for p in stored_message(obs, i).parts] for i in ("a1", "n2")}
     if loop is Loop.DURABLE:
         assert prompt_lines(obs)[1:] == ["user: q", "assistant: added", "assistant: caller text"]
@@ -175,7 +178,9 @@ def _failed_download_then_pending_approval(loop, memory):
     a0 = assistant("a0", "note-08", tool("tc9", "approval-requested", name="lookup", args=obj(q="note-28")), created_at=20)
     c1 = Message(id="c1", role=Role.USER, parts=(TextPart("note-39"), FilePart("note-02", "text/plain")), created_at=20)
     proc = Processor("p1", steps=(AddMessages((a0, c1), Source.RESPONSE, merge=True),))
-    return run(scenario(user("c00", "note-34", 10), processors=(proc,), loop=loop, reply="reply-0", memory=memory, policies=ALLOW), Mode.GUARDED)
+    return run(
+        scenario(user("c00", "note-34", 10), processors=(proc,), loop=loop, reply="reply-0", memory=memory, policies=ALLOW), Mode.GUARDED
+    )
 
 
 @pytest.mark.parametrize("memory", [True, False])

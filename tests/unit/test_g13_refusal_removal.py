@@ -1,6 +1,7 @@
 """G13 Refusal removal (S8): what leaves the list before an input refusal stops the call."""
 
 import pytest
+from conftest import list_sources, scenario, stored, tool
 
 from guardspec.model.agent import Actor, DenyPatterns
 from guardspec.model.messages import Source, assistant, user
@@ -20,8 +21,6 @@ from guardspec.model.processors import (
 )
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import list_sources, scenario, stored, tool
 
 DENY = (DenyPatterns("deny", ("forbidden",)),)
 

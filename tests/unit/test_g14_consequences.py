@@ -1,6 +1,7 @@
 """G14 Consequences (S9): nothing of a refused call is saved, titled or returned."""
 
 import pytest
+from conftest import LOOPS, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 from guardspec.model.agent import DenyPatterns
 from guardspec.model.messages import Source, assistant, user
@@ -8,8 +9,6 @@ from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import Abort, AddMessages, EditMessage, Processor, Throw
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run, run_thread
-
-from conftest import LOOPS, prompt_lines, scenario, stored, stored_message, tool, tool_parts
 
 HISTORY = stored(user("h1", "old", 10))
 DENY = (DenyPatterns("deny", ("forbidden",)),)

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from conftest import LOOPS, scenario
 
 from guardspec.model import codec
 from guardspec.model.agent import Actor, DenyPatterns, ThrowingEvaluator
@@ -10,8 +11,6 @@ from guardspec.model.messages import Message, Role, TextPart, user
 from guardspec.model.processors import AbortThenThrow, Processor, Throw
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import LOOPS, scenario
 
 
 def _events_text(obs):

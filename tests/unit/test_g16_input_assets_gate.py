@@ -3,7 +3,11 @@ application processors, before client tool output mapping and the policies. Expe
 are Breakwater 0.17.0's rule as the measurements state it, derived by hand."""
 
 import pytest
+from conftest import LOOPS, events, scenario, stored, tool
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.agent import Agent, ClientTool, Mapping
 from guardspec.model.messages import FilePart, ImagePart, Message, Role, Source, TextPart, assistant, user
 from guardspec.model.observation import Answered, Failed, Refused
@@ -13,11 +17,6 @@ from guardspec.model.values import JsFunction, obj
 from guardspec.reference import run
 from guardspec.reference.guard.assets import media_url, origins_error
 from guardspec.reference.urls import parse_url
-
-from conftest import LOOPS, events, scenario, stored, tool
-from guardspec.conformance.cases import model_observation
-from guardspec.mastra.normalise import normalise_observation
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 
 GATE = "breakwater-input-assets"
 ORIGIN = Refused("input asset URL origin is not allowed", GATE)
@@ -57,7 +56,16 @@ def test_url_origin(text, origin):
 
 @pytest.mark.parametrize(
     "text",
-    ["note-20", "aGVsbG8=", "//example.com/x", "http://", "https://exa mple.com/", "https://example.com:99999/", "https://999.1.1.1/", "https://example.123/"],
+    [
+        "note-20",
+        "aGVsbG8=",
+        "//example.com/x",
+        "http://",
+        "https://exa mple.com/",
+        "https://example.com:99999/",
+        "https://999.1.1.1/",
+        "https://example.123/",
+    ],
 )
 def test_url_that_does_not_parse(text):
     """G16.6: strings new URL() without a base refuses are no URL."""
@@ -307,6 +315,7 @@ def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
     check()
     assert {ORIGIN.reason, SCHEME.reason, CREDENTIALS.reason, "Answered"} <= seen, seen
 
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -317,15 +326,21 @@ def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
 # cannot read it
 # evidence: G16.2
 @pytest.mark.parametrize("loop", LOOP_NAMES)
-@pytest.mark.parametrize("slot, gate", [
-    ({"state": "output-error", "errorText": {"$bigint": "5"}}, "breakwater-input-assets"),
-    ({"state": "result", "result": {"$bigint": "5"}}, "breakwater-policy-engine"),
-])
+@pytest.mark.parametrize(
+    "slot, gate",
+    [
+        ({"state": "output-error", "errorText": {"$bigint": "5"}}, "breakwater-input-assets"),
+        ({"state": "result", "result": {"$bigint": "5"}}, "breakwater-policy-engine"),
+    ],
+)
 def test_an_error_text_the_conversion_cannot_write_is_refused_by_the_gate_and_a_bigint_result_by_the_policies(loop, slot, gate):
     """G16.2: the gate refuses an errorText the prompt conversion cannot write; a bigint result passes it and the policy engine refuses it."""
     t = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "args": {"q": "x"}, **slot}
-    msgs = [{"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]}, {"id": "a01", "role": "assistant", "parts": [t]},
-            {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]}]
+    msgs = [
+        {"id": "c00", "role": "user", "parts": [{"type": "text", "text": "hi"}]},
+        {"id": "a01", "role": "assistant", "parts": [t]},
+        {"id": "c02", "role": "user", "parts": [{"type": "text", "text": "yo"}]},
+    ]
     call = {"loop": loop, "actor": HUMAN_OPERATOR, "messages": msgs, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}}
     sj = {"guardspec": 1, "agent": {"allowedPrincipalKinds": ["human"], "memory": {"generateTitle": False}, "processors": []}, "call": call}
     o = normalise_observation(model_observation(sj, "guarded"), sj)

@@ -1,12 +1,13 @@
 """M1 Source sets: transitions of the source sets, and the id-based source checker."""
 
+import pytest
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES
+
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Source, assistant, user
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
-from guardspec.conformance.cases import model_observation
-from guardspec.mastra.normalise import normalise_observation
-import pytest
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
 
@@ -92,6 +93,7 @@ def test_m1_equal_fresh_copy_joins_the_checker_but_not_the_views():
     assert lst.view(I) == ()
     assert ml.sources_by_id(lst)["m1"] == {C}
 
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -99,32 +101,69 @@ def test_m1_equal_fresh_copy_joins_the_checker_but_not_the_views():
 # adapter runs : thread t1 [u0, a0 (text, call tc1)], caller
 # [a0 (tc1 approval-responded), c00]; p1 clears the input and returns false, p2 returns the array it
 # received (p1's, holding the caller's a0 and c00): Mastra re-adds a0 under memory
-RESPONDED_A0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
-    {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "approval-responded",
-     "args": {"q": "note-19"}, "approval": {"approved": False, "reason": "r"}}]}
+RESPONDED_A0 = {
+    "id": "a0",
+    "role": "assistant",
+    "createdAt": 2,
+    "parts": [
+        {
+            "type": "tool-invocation",
+            "toolCallId": "tc1",
+            "toolName": "nullmap",
+            "state": "approval-responded",
+            "args": {"q": "note-19"},
+            "approval": {"approved": False, "reason": "r"},
+        }
+    ],
+}
 
 
 THREAD_WITH_CALL = [
     {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-25"}]},
-    {"id": "a0", "role": "assistant", "createdAt": 2, "threadId": "t1", "resourceId": "r1", "parts": [
-        {"type": "text", "text": "note-18"},
-        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-19"}}]},
+    {
+        "id": "a0",
+        "role": "assistant",
+        "createdAt": 2,
+        "threadId": "t1",
+        "resourceId": "r1",
+        "parts": [
+            {"type": "text", "text": "note-18"},
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "call", "args": {"q": "note-19"}},
+        ],
+    },
 ]
 
 
 CLEAR_THEN_RETURN_RECEIVED = [
     {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "clearInput"}], "end": {"return": {"primitive": False}}},
-    {"id": "p2", "hooks": ["processInput"], "steps": [],
-     "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": []}}}},
+    {
+        "id": "p2",
+        "hooks": ["processInput"],
+        "steps": [],
+        "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": []}}},
+    },
 ]
 
 
 def _cleared_then_returned(loop):
     c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-17"}]}
-    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}, "messages": [RESPONDED_A0, c00]}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": CLEAR_THEN_RETURN_RECEIVED,
-          "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}]},
-          "call": call, "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": THREAD_WITH_CALL}]}
+    call = {
+        "loop": loop,
+        "actor": HUMAN_OPERATOR,
+        "reply": "reply-0",
+        "memory": {"thread": "t1", "resource": "r1"},
+        "messages": [RESPONDED_A0, c00],
+    }
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "memory": {"generateTitle": False},
+            "processors": CLEAR_THEN_RETURN_RECEIVED,
+            "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}],
+        },
+        "call": call,
+        "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": THREAD_WITH_CALL}],
+    }
     return normalise_observation(model_observation(sj, "raw"), sj)
 
 
@@ -160,17 +199,38 @@ def test_the_re_added_memory_message_is_not_saved_again(loop):
 @pytest.mark.parametrize("loop", LOOP_NAMES)
 def test_a_stale_memory_message_removed_and_returned_again_comes_back_under_memory(copy, loop):
     """M1.2: a stale memory message removed and returned again comes back under memory, stored as the thread holds it."""
-    p3 = {"id": "p3", "hooks": ["processInput"], "steps": [{"op": "removeByIds", "ids": ["a0"]}],
-          "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}}}
+    p3 = {
+        "id": "p3",
+        "hooks": ["processInput"],
+        "steps": [{"op": "removeByIds", "ids": ["a0"]}],
+        "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}},
+    }
     c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-17"}]}
-    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}, "messages": [RESPONDED_A0, c00]}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": CLEAR_THEN_RETURN_RECEIVED + [p3],
-          "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}]},
-          "call": call, "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": THREAD_WITH_CALL}]}
+    call = {
+        "loop": loop,
+        "actor": HUMAN_OPERATOR,
+        "reply": "reply-0",
+        "memory": {"thread": "t1", "resource": "r1"},
+        "messages": [RESPONDED_A0, c00],
+    }
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "memory": {"generateTitle": False},
+            "processors": CLEAR_THEN_RETURN_RECEIVED + [p3],
+            "clientTools": [{"name": "nullmap", "mapping": {"kind": "null", "prefix": "mapped:"}}],
+        },
+        "call": call,
+        "threads": [{"id": "t1", "resource": "r1", "title": "", "messages": THREAD_WITH_CALL}],
+    }
     o = normalise_observation(model_observation(sj, "raw"), sj)
     assert o["outcome"] == {"kind": "answered"}
     if loop != "durable":
-        assert [(e["message"]["id"], e["sources"]) for e in o["list"]["messages"]][:3] == [("u0", ["memory"]), ("a0", ["memory"]), ("c00", ["input"])]
+        assert [(e["message"]["id"], e["sources"]) for e in o["list"]["messages"]][:3] == [
+            ("u0", ["memory"]),
+            ("a0", ["memory"]),
+            ("c00", ["input"]),
+        ]
     stored = o["stored"]
     assert [m["id"] for m in stored][:3] == ["u0", "a0", "c00"] and len(stored) == 4
     assert [p.get("state") for p in stored[1]["parts"]] == [None, "call"]

@@ -1,14 +1,14 @@
 """M2 add: strings, nesting, refusals, system routing, thread check, part stamps, replacement."""
 
 import pytest
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalised
 
+from guardspec.conformance.cases import model_observation
+from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
-from guardspec.conformance.cases import model_observation
-from guardspec.mastra.normalise import normalise_observation
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalised
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
 
@@ -151,6 +151,8 @@ def test_m2_a_message_of_another_thread_is_accepted_under_memory_and_missing_ids
     lst = ml.add(lst, user("z", "thread only", 3, thread_id="t1"), I)
     got = {m.id: (m.thread_id, m.resource_id) for m in lst.all()}
     assert got == {"x": ("t2", "r2"), "y": ("t1", "r1"), "z": ("t1", "r1")}
+
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -158,31 +160,46 @@ def test_m2_a_message_of_another_thread_is_accepted_under_memory_and_missing_ids
 def _shared_copy(loop, copy="shallow", edits=({"setId": {"id": "a0", "newId": "n2"}},), after=None):
     array = {"base": "list", "copy": copy, "drop": [], "edits": list(edits), "append": []}
     processors = [
-        {"id": "p2", "hooks": ["processInput"], "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
-         "end": {"return": {"array": array}}},
+        {
+            "id": "p2",
+            "hooks": ["processInput"],
+            "steps": [{"op": "add", "entries": [MAPPED_RESULT_A0], "source": "context", "merge": False}],
+            "end": {"return": {"array": array}},
+        },
     ]
     if after:
         processors.append({"id": "p3", "hooks": ["processInput"], "steps": [after], "end": {"return": "sameList"}})
     call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "messages": [], "memory": {"thread": "t1", "resource": "r1"}}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": processors,
-          "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}]}, "call": call}
+    sj = {
+        "guardspec": 1,
+        "agent": {
+            "memory": {"generateTitle": False},
+            "processors": processors,
+            "clientTools": [{"name": "lookup", "mapping": {"kind": "text", "prefix": "mapped:"}}],
+        },
+        "call": call,
+    }
     return normalise_observation(model_observation(sj, "raw"), sj)
 
 
 def _part_shapes(o):
     def part(p):
         return p["type"][:4] + (":" + p["text"] if "text" in p else "") + ("+PM" if "providerMetadata" in p else "")
+
     return {e["message"]["id"]: [part(p) for p in e["message"]["parts"]] for e in o["list"]["messages"]}
 
 
 # evidence: M2.10
 @pytest.mark.parametrize("loop", ["generate", "stream"])
-@pytest.mark.parametrize("copy, a0", [
-    # {...m} and {...m, id} share the content: M11's write and the merged reply show in a0 too
-    ("shallow", ["tool+PM", "text:reply-0"]),
-    ("none", ["tool+PM", "text:reply-0"]),
-    ("deep", ["tool"]),
-])
+@pytest.mark.parametrize(
+    "copy, a0",
+    [
+        # {...m} and {...m, id} share the content: M11's write and the merged reply show in a0 too
+        ("shallow", ["tool+PM", "text:reply-0"]),
+        ("none", ["tool+PM", "text:reply-0"]),
+        ("deep", ["tool"]),
+    ],
+)
 def test_a_renamed_copy_shares_its_content_with_the_original(loop, copy, a0):
     """M2.10: a shallow or unchanged copy of a message shares its content: writes into one show in the other; a deep copy shares nothing."""
     assert _part_shapes(_shared_copy(loop, copy)) == {"a0": a0, "n2": ["tool+PM", "text:reply-0"]}
@@ -220,8 +237,15 @@ def test_a_copy_with_new_content_keeps_sharing_the_parts_it_did_not_replace(loop
 @pytest.mark.parametrize("loop", ["generate", "stream"])
 def test_a_message_merged_into_the_copy_shows_in_the_original(loop):
     """M2.10: a message merged into the copy shows in the original that shares its content."""
-    added = {"op": "add", "entries": [{"id": "a9", "role": "assistant", "createdAt": 3, "parts": [{"type": "text", "text": "M", "createdAt": 3}]}], "source": "input"}
-    assert _part_shapes(_shared_copy(loop, after=added)) == {"a0": ["tool+PM", "text:M", "text:reply-0"], "n2": ["tool+PM", "text:M", "text:reply-0"]}
+    added = {
+        "op": "add",
+        "entries": [{"id": "a9", "role": "assistant", "createdAt": 3, "parts": [{"type": "text", "text": "M", "createdAt": 3}]}],
+        "source": "input",
+    }
+    assert _part_shapes(_shared_copy(loop, after=added)) == {
+        "a0": ["tool+PM", "text:M", "text:reply-0"],
+        "n2": ["tool+PM", "text:M", "text:reply-0"],
+    }
 
 
 # a returned AI SDK system entry the next processor receives and copies: adapter runs (each copy
@@ -234,10 +258,18 @@ def test_a_received_system_entry_copied_by_the_next_processor_stays_a_system_mes
     """M2.10: a returned AI SDK system entry the next processor receives and copies is added as a system message, whatever the copy."""
     system = {"role": "system", "content": "note-05"}
     processors = [
-        {"id": "p1", "hooks": ["processInput"], "steps": [{"op": "replaceAllSystemMessages", "entries": []}],
-         "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": [system]}}}},
-        {"id": "p2", "hooks": ["processInput"], "steps": [],
-         "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}}},
+        {
+            "id": "p1",
+            "hooks": ["processInput"],
+            "steps": [{"op": "replaceAllSystemMessages", "entries": []}],
+            "end": {"return": {"array": {"base": "received", "copy": "none", "drop": [], "edits": [], "append": [system]}}},
+        },
+        {
+            "id": "p2",
+            "hooks": ["processInput"],
+            "steps": [],
+            "end": {"return": {"array": {"base": "received", "copy": copy, "drop": [], "edits": [], "append": []}}},
+        },
     ]
     o = run_normalised(loop, processors, [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
     assert o["outcome"] == {"kind": "answered"}

@@ -1,11 +1,11 @@
 """M3 Memory fold: stored history added over a caller input message with the same id."""
 
+from conftest import tool, tool_parts
+
 from guardspec.model.messages import Source, assistant, user
 from guardspec.model.values import UNDEFINED, JsObject, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
-
-from conftest import tool, tool_parts
 
 M, I = Source.MEMORY, Source.INPUT
 

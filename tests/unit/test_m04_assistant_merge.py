@@ -1,10 +1,10 @@
 """M4 Assistant merge: a non-memory assistant add right after an assistant merges into it."""
 
+from conftest import tool, tool_parts
+
 from guardspec.model.messages import Source, assistant, user
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
-
-from conftest import tool, tool_parts
 
 M, I, R = Source.MEMORY, Source.INPUT, Source.RESPONSE
 

@@ -1,10 +1,10 @@
 """M5 Removal: removeByIds, clear.input, clear.response."""
 
+from conftest import tool
+
 from guardspec.model.messages import Source, assistant, user
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MessageList
-
-from conftest import tool
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
 

@@ -1,14 +1,14 @@
 """M6 System messages: addSystem dedupe per bucket, prompt order, replaceAllSystemMessages."""
 
 import pytest
+from raw_json import observe
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart, user
 from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
-from guardspec.reference.prompt import prompt
 from guardspec.reference.model_step import prompt
-from raw_json import observe
+from guardspec.reference.prompt import prompt
 
 
 def _contents(msgs):
@@ -98,7 +98,10 @@ def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
 
     db = Message("n1", Role.SYSTEM, parts=(TextPart("note-00"),), created_at=5)
     lst = ml.replace_all_system(MessageList(), [db])
-    assert codec.system_to_json(lst.untagged[0]) == {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "note-00"}]}}
+    assert codec.system_to_json(lst.untagged[0]) == {
+        "role": "system",
+        "content": {"format": 2, "parts": [{"type": "text", "text": "note-00"}]},
+    }
     assert codec.system_from_json(codec.system_to_json(lst.untagged[0])) == lst.untagged[0]
     with pytest.raises(MastraError) as e:
         ml.add_system(lst, "note-01")
@@ -118,7 +121,9 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
 
     t = lambda x, po=UNDEFINED: TextPart(x, po)  # noqa: E731
     assert system_prompt_entry(SystemMessage((t("a", obj(x=1)), t("b", obj(y=2))))) == SystemMessage("ab", obj(x=1, y=2))
-    assert system_prompt_entry(SystemMessage((t("a", obj(note=1)), t("b", obj(note=2, other=3))))) == SystemMessage("ab", obj(note=2, other=3))
+    assert system_prompt_entry(SystemMessage((t("a", obj(note=1)), t("b", obj(note=2, other=3))))) == SystemMessage(
+        "ab", obj(note=2, other=3)
+    )
     assert system_prompt_entry(SystemMessage((t("a", obj(y=1)),), obj(note=9))) == SystemMessage("a", obj(note=9))
     assert system_prompt_entry(SystemMessage("x", obj(note=2), obj(note=1))) == SystemMessage("x", obj(note=2))
     assert system_prompt_entry(SystemMessage("a", None, obj(b=2))) == SystemMessage("a", obj(b=2))
@@ -128,6 +133,7 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
     assert system_prompt_entry(SystemMessage(UNDEFINED)) is None
     assert system_prompt_entry(SystemMessage(5)) is None
     assert system_prompt_entry(SystemMessage("")) == SystemMessage("")
+
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
@@ -154,8 +160,10 @@ def test_a_system_message_without_content_in_a_bucket_with_entries_fails_the_cal
 def test_provider_options_edited_onto_a_kept_system_entry_show_in_the_list():
     """M6.4: providerOptions set on a kept system entry by an edit show on that entry in the list."""
     # impl `$.list.tagged[0][1][0].providerOptions: {"note": "note-05"}`
-    steps = [{"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"},
-             {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"note": "note-05"}}]
+    steps = [
+        {"op": "addSystem", "message": {"role": "system"}, "tag": "tag-a"},
+        {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"note": "note-05"}},
+    ]
     o = observe([{"id": "p1", "steps": steps, "end": {"abortThenThrow": {"reason": "", "message": ""}}}])
     assert o["list"]["untagged"][0] == {"role": "system", "content": "You are a guarded agent.", "providerOptions": {"note": "note-05"}}
 
@@ -166,8 +174,10 @@ def test_new_content_on_a_kept_stored_format_system_entry_is_sent():
     # adapter runs: replaceAll([stored-format system message]), then editSystem content
     # "note-00": the model receives {role: 'system', content: 'note-00'}
     stored = {"id": "u0", "role": "system", "createdAt": 20, "parts": [{"type": "file", "data": "note-05", "mediaType": "text/plain"}]}
-    steps = [{"op": "replaceAllSystemMessages", "entries": [stored]},
-             {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"}]
+    steps = [
+        {"op": "replaceAllSystemMessages", "entries": [stored]},
+        {"op": "editSystem", "index": 0, "field": "content", "value": "note-00"},
+    ]
     o = observe([{"id": "p1", "steps": steps}], loop="durable", messages=["hi"])
     assert o["prompts"][0][0] == {"role": "system", "content": "note-00"}
 
@@ -175,6 +185,7 @@ def test_new_content_on_a_kept_stored_format_system_entry_is_sent():
 # evidence: M6.6
 def test_a_kept_stored_format_system_entry_keeps_its_messages_metadata():
     """M6.6: a kept stored-format system entry keeps its message's metadata until its content is edited."""
+
     # adapter run: replaceAllSystemMessages of stored-format
     # system messages with metadata [null, 1] and {k: 'v'}: the untagged bucket lists
     # {format: 2, parts, metadata} with that metadata; an editSystem of the content drops it

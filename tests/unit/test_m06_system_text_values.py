@@ -7,10 +7,10 @@ on real Mastra 1.71.0 (quoted in each test), not the model's own output.
 
 import pytest
 
+from guardspec.model.jsvalues import join_texts, to_string
 from guardspec.model.messages import FilePart, ReasoningPart, SystemMessage, TextPart, ToolPart, ToolState, user
 from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsObject, JsSymbol, obj
 from guardspec.reference import messagelist as ml
-from guardspec.model.jsvalues import join_texts, to_string
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.prompt import prompt, system_prompt_entry
 
@@ -108,5 +108,14 @@ def test_a_kept_getter_stays_a_getter_and_the_model_receives_its_value():
 def test_javascript_strings_of_values():
     # String(v) / [..].join(sep) as node prints them
     assert [to_string(v) for v in (None, UNDEFINED, 1.0, 1.5, 1e-7, 1e-6, 1e21, float("nan"), float("inf"))] == [
-        "null", "undefined", "1", "1.5", "1e-7", "0.000001", "1e+21", "NaN", "Infinity"]
+        "null",
+        "undefined",
+        "1",
+        "1.5",
+        "1e-7",
+        "0.000001",
+        "1e+21",
+        "NaN",
+        "Infinity",
+    ]
     assert join_texts(["a", None, UNDEFINED, 2, ("x", "y")], "-") == "a---2-x,y"

@@ -2,16 +2,15 @@
 what the application processors receive (raw runner)."""
 
 import pytest
-
-from guardspec.model.agent import DenyPatterns
-from guardspec.model.messages import Source, assistant, user
-from guardspec.model.processors import AddMessages, ArrayOf, Primitive, Processor, Return, SameList
-from guardspec.model.scenario import Call, Mode
-from guardspec.reference import preparation, run
-
 from conftest import list_sources, prompt_lines, scenario, stored, stored_ids
-from guardspec.conformance.cases import model_observation
 from raw_json import OPERATOR, message, observe, observe_with_memory
+
+from guardspec.conformance.cases import model_observation
+from guardspec.model.agent import DenyPatterns
+from guardspec.model.messages import assistant, user
+from guardspec.model.processors import AddMessages, ArrayOf, Primitive, Processor, Return, SameList
+from guardspec.model.scenario import Mode
+from guardspec.reference import preparation, run
 
 EMPTY = Return(ArrayOf(base="empty"))
 
@@ -150,6 +149,8 @@ def test_m7_the_bound_thread_is_created_before_the_processors_even_when_the_call
     assert sc.threads.get("t1") is None
     after = run_call(sc, Mode.RAW).threads.get("t1")
     assert after is not None and after.messages == ()  # the tripwire saved nothing (M9), the thread stands
+
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -157,17 +158,27 @@ def test_m7_the_bound_thread_is_created_before_the_processors_even_when_the_call
 # evidence: M7.1
 @pytest.mark.parametrize(
     "loop, binding, outcome, stored",
-    [("generate", ("", ""), "answered", 0), ("stream", ("", ""), "answered", 0), ("durable", ("", ""), "answered", 0),
-     ("generate", ("", "r1"), "failed", 0), ("stream", ("", "r1"), "failed", 0), ("durable", ("", "r1"), "answered", 0),
-     ("generate", ("t1", ""), "failed", 0), ("durable", ("t1", ""), "answered", 2)],
+    [
+        ("generate", ("", ""), "answered", 0),
+        ("stream", ("", ""), "answered", 0),
+        ("durable", ("", ""), "answered", 0),
+        ("generate", ("", "r1"), "failed", 0),
+        ("stream", ("", "r1"), "failed", 0),
+        ("durable", ("", "r1"), "answered", 0),
+        ("generate", ("t1", ""), "failed", 0),
+        ("durable", ("t1", ""), "answered", 2),
+    ],
 )
 def test_an_empty_thread_or_resource_id_is_no_id(loop, binding, outcome, stored):
     """M7.1: an empty thread or resource id counts as none: both empty is unbound, one empty fails generate and stream."""
     # probe k-empty-thread-id: both empty → unbound, nothing stored; one empty → generate/stream
     # fail ("A resourceId and a threadId must be provided when using Memory"), durable answers
     # and saves only with a thread id (its messages without resourceId)
-    sj = {"guardspec": 1, "agent": {"processors": [], "memory": {"generateTitle": False}},
-          "call": {"actor": OPERATOR, "loop": loop, "messages": ["hi"], "memory": {"thread": binding[0], "resource": binding[1]}}}
+    sj = {
+        "guardspec": 1,
+        "agent": {"processors": [], "memory": {"generateTitle": False}},
+        "call": {"actor": OPERATOR, "loop": loop, "messages": ["hi"], "memory": {"thread": binding[0], "resource": binding[1]}},
+    }
     o = model_observation(sj, "raw")
     assert o["outcome"]["kind"] == outcome
     assert len(o["stored"]) == stored
@@ -197,24 +208,34 @@ def _user_texts(messages):
 # array, each copy a user message with its own generated id
 # evidence: M7.6
 @pytest.mark.parametrize("loop", ["generate", "stream", "durable"])
-@pytest.mark.parametrize("processors, copies", [
-    # V1: p1 appends "note-33", p2 and p3 return their received arrays: 3 copies
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr()), _ret("p3", _arr())], 3),
-    # V1b: one later return: 2 copies
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr())], 2),
-    # V1c: p2 appends, p3 returns its received array (a shrunk scenario): 2 copies
-    ([_ret("p1", _arr()), _ret("p2", _arr(append=[NOTE33])), _ret("p3", _arr())], 2),
-    # V4: p2 returns {messages: received, systemMessages: received}: 3 copies
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", {"object": {"messages": _arr(), "systemMessages": "received"}}), _ret("p3", _arr())], 3),
-    # V6: p2 returns undefined (p3 gets p2's own array, the one p1 returned): 2 copies
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", {"primitive": {"$undefined": True}}), _ret("p3", _arr())], 2),
-    # V2d: p2's deep copy keeps the string a string: 3 copies
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(copy="deep")), _ret("p3", _arr())], 3),
-    # V2: p2 returns a fresh array of the list's messages: 1 copy
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(base="list")), _ret("p3", _arr())], 1),
-    # V5: p2 returns the list: 1 copy
-    ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", "sameList"), _ret("p3", _arr())], 1),
-])
+@pytest.mark.parametrize(
+    "processors, copies",
+    [
+        # V1: p1 appends "note-33", p2 and p3 return their received arrays: 3 copies
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr()), _ret("p3", _arr())], 3),
+        # V1b: one later return: 2 copies
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr())], 2),
+        # V1c: p2 appends, p3 returns its received array (a shrunk scenario): 2 copies
+        ([_ret("p1", _arr()), _ret("p2", _arr(append=[NOTE33])), _ret("p3", _arr())], 2),
+        # V4: p2 returns {messages: received, systemMessages: received}: 3 copies
+        (
+            [
+                _ret("p1", _arr(append=[NOTE33])),
+                _ret("p2", {"object": {"messages": _arr(), "systemMessages": "received"}}),
+                _ret("p3", _arr()),
+            ],
+            3,
+        ),
+        # V6: p2 returns undefined (p3 gets p2's own array, the one p1 returned): 2 copies
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", {"primitive": {"$undefined": True}}), _ret("p3", _arr())], 2),
+        # V2d: p2's deep copy keeps the string a string: 3 copies
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(copy="deep")), _ret("p3", _arr())], 3),
+        # V2: p2 returns a fresh array of the list's messages: 1 copy
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr(base="list")), _ret("p3", _arr())], 1),
+        # V5: p2 returns the list: 1 copy
+        ([_ret("p1", _arr(append=[NOTE33])), _ret("p2", "sameList"), _ret("p3", _arr())], 1),
+    ],
+)
 def test_a_returned_string_is_added_again_by_each_later_return_of_it(loop, processors, copies):
     """M7.6: a string a processor returns is added as a new user message again by each later processor that returns it."""
     o = observe_with_memory(loop, [C00], processors=processors)
@@ -229,8 +250,9 @@ def test_the_list_shows_every_copy_of_a_returned_string_under_input():
     # V1, generate, no memory: impl list [c00, note-33 x3 (input), reply (response)]
     procs = [_ret("p1", _arr(append=[NOTE33])), _ret("p2", _arr()), _ret("p3", _arr())]
     o = observe(procs, messages=[C00])
-    assert [(m["message"]["role"], m["sources"]) for m in o["list"]["messages"]] == \
-        [("user", ["input"])] * 4 + [("assistant", ["response"])]
+    assert [(m["message"]["role"], m["sources"]) for m in o["list"]["messages"]] == [("user", ["input"])] * 4 + [
+        ("assistant", ["response"])
+    ]
 
 
 # evidence: M7.6
@@ -246,9 +268,14 @@ def test_an_appended_message_object_is_not_added_again(loop):
 
 # evidence: M7.6
 @pytest.mark.parametrize("value, added", [(NOTE33, 1), ({"value": ""}, 0), ({"value": ["note-40"]}, 1), ({"value": 0}, 0)])
-@pytest.mark.parametrize("loop, outcome", [("generate", {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}),
-                                           ("stream", {"kind": "failed", "error": "AGENT_STREAM_FAILED"}),
-                                           ("durable", {"kind": "answered"})])
+@pytest.mark.parametrize(
+    "loop, outcome",
+    [
+        ("generate", {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}),
+        ("stream", {"kind": "failed", "error": "AGENT_STREAM_FAILED"}),
+        ("durable", {"kind": "answered"}),
+    ],
+)
 def test_a_shallow_copy_of_a_handed_on_string_is_no_message(value, added, loop, outcome):
     """M7.6: a shallow copy of a handed-on string is an object of its characters, which add refuses."""
     # V2c, V11-V13: p2 returns `received.map(m => ({...m}))`: the string (or "", an array, 0) is

@@ -1,10 +1,14 @@
 """M8 Raw processor runner: how Mastra's workflow step applies a processor's return value."""
 
 import pytest
+from conftest import list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
+from raw_json import HUMAN_OPERATOR, NOTE_PART, message, observe
 
+from guardspec.conformance.cases import model_observation
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart, assistant, user
 from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.model.processors import (
+    Abort,
     AddMessages,
     ArrayOf,
     EditText,
@@ -16,14 +20,9 @@ from guardspec.model.processors import (
     SameList,
     Throw,
     ThrowTripWire,
-    Abort,
 )
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import list_sources, prompt_lines, scenario, stored, stored_message, tool, tool_parts
-from guardspec.conformance.cases import model_observation
-from raw_json import HUMAN_OPERATOR, NOTE_PART, message, observe
 
 
 def raw(*procs, messages=(user("u1", "hi", 30),), **kw):
@@ -93,7 +92,9 @@ def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
     """M8.2: an object's messages are applied, then its systemMessages replace the untagged bucket."""
     # mastra-facts §2.2: in the workflow path a system entry in ``messages`` is overwritten by
     # the replace.
-    value = ObjectOf(messages=ArrayOf(append=(SystemMessage("FROM ARRAY"), user("n1", "new", 40))), system_messages=(SystemMessage("REPLACED"),))
+    value = ObjectOf(
+        messages=ArrayOf(append=(SystemMessage("FROM ARRAY"), user("n1", "new", 40))), system_messages=(SystemMessage("REPLACED"),)
+    )
     obs = raw(Processor("p", end=Return(value)))
     assert [s.content for s in obs.list.untagged] == ["REPLACED"]
     assert list_sources(obs)["n1"] == {"input"}
@@ -165,6 +166,7 @@ def test_m8_object_with_null_system_messages_empties_the_bucket_then_fails():
     assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
     assert obs.list.untagged == ()
 
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -174,8 +176,13 @@ def test_a_string_among_returned_messages_is_added_as_an_input_user_message():
     """M8.5: a string in a processor's returned messages becomes a new user message under input."""
     # adapter run: `{messages: [...list, "note-33"], systemMessages}`: impl lists a user
     # message "note-33" under `input` and goes on
-    ret = {"object": {"messages": {"array": {"base": "list", "copy": "shallow", "drop": [], "edits": [], "append": [{"value": "note-33"}]}},
-                      "systemMessages": "received", "proto": None}}
+    ret = {
+        "object": {
+            "messages": {"array": {"base": "list", "copy": "shallow", "drop": [], "edits": [], "append": [{"value": "note-33"}]}},
+            "systemMessages": "received",
+            "proto": None,
+        }
+    }
     o = observe([{"id": "p1", "steps": [], "end": {"return": ret}}], messages=["hi"])
     assert o["outcome"] == {"kind": "answered"}
     users = [(m["message"]["parts"][0]["text"], m["sources"]) for m in o["list"]["messages"] if m["message"]["role"] == "user"]
@@ -186,8 +193,12 @@ def test_a_string_among_returned_messages_is_added_as_an_input_user_message():
 def test_a_processor_without_process_input_is_not_run():
     """M8.1: a processor without a processInput hook is not run on the input step."""
     # adapter run: `hooks: []`, it would add n1 and throw; real Mastra answers
-    p = {"id": "p1", "hooks": [], "steps": [{"op": "add", "entries": [message("n1", "user", 5, [NOTE_PART])], "source": "input"}],
-         "end": {"throw": "boom"}}
+    p = {
+        "id": "p1",
+        "hooks": [],
+        "steps": [{"op": "add", "entries": [message("n1", "user", 5, [NOTE_PART])], "source": "input"}],
+        "end": {"throw": "boom"},
+    }
     o = observe([p], messages=["hi"])
     assert o["outcome"] == {"kind": "answered"}
     assert all(m["message"]["id"] != "n1" for m in o["list"]["messages"])
@@ -197,16 +208,29 @@ SIMPLE_SYSTEM = {"role": "system", "content": "note-05"}
 
 
 def _returns_system(entries, loop, tripwire_after=True):
-    p1 = {"id": "p1", "steps": [], "end": {"return": {"object": {"messages": {"array": {"base": "list"}}, "systemMessages": {"entries": entries}}}}}
+    p1 = {
+        "id": "p1",
+        "steps": [],
+        "end": {"return": {"object": {"messages": {"array": {"base": "list"}}, "systemMessages": {"entries": entries}}}},
+    }
     p2 = {"id": "p2", "steps": [], "end": {"tripwire": "reason-2"}}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": [p1, p2] if tripwire_after else [p1]},
-          "call": {"loop": loop, "actor": HUMAN_OPERATOR, "messages": [], "memory": {"thread": "t1", "resource": "r1"}}}
+    sj = {
+        "guardspec": 1,
+        "agent": {"memory": {"generateTitle": False}, "processors": [p1, p2] if tripwire_after else [p1]},
+        "call": {"loop": loop, "actor": HUMAN_OPERATOR, "messages": [], "memory": {"thread": "t1", "resource": "r1"}},
+    }
     return model_observation(sj, "raw")
 
 
 # evidence: M8.6
-@pytest.mark.parametrize("loop, outcome", [("generate", {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}),
-                                           ("stream", {"kind": "failed", "error": "AGENT_STREAM_FAILED"}), ("durable", {"kind": "answered"})])
+@pytest.mark.parametrize(
+    "loop, outcome",
+    [
+        ("generate", {"kind": "failed", "error": "AGENT_GENERATE_FAILED"}),
+        ("stream", {"kind": "failed", "error": "AGENT_STREAM_FAILED"}),
+        ("durable", {"kind": "answered"}),
+    ],
+)
 @pytest.mark.parametrize("bad", [{"value": {"$undefined": True}}, {"value": None}])
 def test_a_null_or_undefined_returned_system_entry_fails_the_call_before_a_later_tripwire(loop, outcome, bad):
     """M8.6: a null or undefined entry in returned systemMessages fails generate and stream before a later processor's TripWire."""

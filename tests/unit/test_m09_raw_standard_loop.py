@@ -1,6 +1,7 @@
 """M9 Raw standard loop: tripwire and failure on generate/stream."""
 
 import pytest
+from conftest import scenario, stored, stored_ids
 
 from guardspec.model.agent import Memory
 from guardspec.model.messages import user
@@ -8,8 +9,6 @@ from guardspec.model.observation import Failed, Refused
 from guardspec.model.processors import Abort, Processor, Throw, ThrowTripWire
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import scenario, stored, stored_ids
 
 STANDARD = (Loop.GENERATE, Loop.STREAM)
 

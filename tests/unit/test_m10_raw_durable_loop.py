@@ -1,13 +1,13 @@
 """M10 Raw durable loop: a tripwire is still finalised; other processor errors are swallowed."""
 
+from conftest import prompt_lines, scenario, stored, stored_ids
+
 from guardspec.model.agent import Memory
 from guardspec.model.messages import user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import Abort, AddMessages, Processor, Throw, ThrowTripWire
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import prompt_lines, scenario, stored, stored_ids
 
 
 def _sc(proc, title=True):
@@ -64,8 +64,12 @@ def test_m10_finalisation_after_a_tripwire_stops_saving_at_a_message_json_cannot
 
     bad = Message("u2", Role.USER, (TextPart("big", provider_options=obj(n=BigInt(1))),), 40)
     sc = scenario(
-        user("u1", "fine", 30), bad, user("u3", "last", 50),
-        memory=Memory(generate_title=False), processors=(Processor("guard", end=Abort("blocked")),), loop=Loop.DURABLE,
+        user("u1", "fine", 30),
+        bad,
+        user("u3", "last", 50),
+        memory=Memory(generate_title=False),
+        processors=(Processor("guard", end=Abort("blocked")),),
+        loop=Loop.DURABLE,
     )
     obs = run(sc, Mode.RAW)
     assert obs.outcome == Refused("blocked", "guard")
@@ -74,10 +78,10 @@ def test_m10_finalisation_after_a_tripwire_stops_saving_at_a_message_json_cannot
 
 def test_m10_no_title_after_a_tripwire_when_the_read_back_throws():
     """M10.1: after a tripwire no title is made when the result-text read-back throws."""
+    from conftest import tool
+
     from guardspec.model.messages import Source, assistant
     from guardspec.model.values import obj
-
-    from conftest import tool
 
     pending = assistant("n1", tool("tc1", "approval-requested", args=obj(q=1)), created_at=40)
     proc = Processor("guard", steps=(AddMessages((pending,), Source.RESPONSE, False),), end=Abort("blocked"))

@@ -1,17 +1,17 @@
 """M11 Client tool output: toModelOutput runs on input result parts and is cached on the part;
 the prompt substitutes cached outputs everywhere."""
 
+import pytest
+from conftest import list_message, scenario, stored, stored_message, tool, tool_parts
+from raw_json import LOOP_NAMES, mapped_lookup_call, wrapped_result_call
+
 from guardspec.model.agent import ClientTool, Mapping
-from guardspec.model.messages import Message, ToolPart, assistant, user
+from guardspec.model.messages import Message, assistant, user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import Abort, ArrayOf, Processor, Return
 from guardspec.model.scenario import Loop, Mode
 from guardspec.model.values import UNDEFINED, JsObject, obj
 from guardspec.reference import run
-
-from conftest import list_message, scenario, stored, stored_message, tool, tool_parts
-import pytest
-from raw_json import LOOP_NAMES, mapped_lookup_call, wrapped_result_call
 
 MAPPED = (ClientTool("getLocation", Mapping("text", "mapped:")),)
 PARIS = obj(city="Paris")
@@ -110,8 +110,13 @@ def test_m11_copies_that_demote_a_folded_message_leave_it_unmapped():
     the prompt got the raw result and nothing was cached."""
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result=PARIS), created_at=2000)
-    sc = scenario(caller, user("u2", "thanks", 3000), threads=threads, client_tools=MAPPED,
-                  processors=(Processor("p", end=Return(ArrayOf(copy="deep"))),))
+    sc = scenario(
+        caller,
+        user("u2", "thanks", 3000),
+        threads=threads,
+        client_tools=MAPPED,
+        processors=(Processor("p", end=Return(ArrayOf(copy="deep"))),),
+    )
     obs = run(sc, Mode.RAW)
     assert _prompt_tool(obs, "a1").result == PARIS
     assert _cache(tool_parts(list_message(obs, "a1"))[0]) is UNDEFINED
@@ -126,16 +131,24 @@ def test_m11_pass_through_caches_the_output_on_the_folded_message():
     assert _prompt_tool(obs, "a1").result == want
     assert _cache(tool_parts(stored_message(obs, "a1"))[0]) == want
 
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
 
 # evidence: M11.3
 @pytest.mark.parametrize("loop", LOOP_NAMES)
-@pytest.mark.parametrize("value, text", [
-    ({"$function": "f"}, "mapped:undefined"), ({"$symbol": "s"}, "mapped:undefined"), ({"$undefined": True}, "mapped:undefined"),
-    ({"$class": "K", "props": {"a": 1}}, 'mapped:{"a":1}'), ({"$number": "NaN"}, "mapped:null"), ("s", 'mapped:"s"'),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ({"$function": "f"}, "mapped:undefined"),
+        ({"$symbol": "s"}, "mapped:undefined"),
+        ({"$undefined": True}, "mapped:undefined"),
+        ({"$class": "K", "props": {"a": 1}}, 'mapped:{"a":1}'),
+        ({"$number": "NaN"}, "mapped:null"),
+        ("s", 'mapped:"s"'),
+    ],
+)
 def test_the_text_mapping_writes_json_stringify_of_the_result(loop, value, text):
     """M11.3: the text mapping writes prefix + JSON.stringify(result), as JavaScript does for values JSON cannot write."""
     o = mapped_lookup_call("raw", loop, value)
@@ -153,11 +166,17 @@ OUTPUT_WRAPPERS = [
     ({"value": "note-8", "type": "error-text"}, {"type": "text", "value": "note-8"}, {"type": "text", "value": "note-8"}),
     ({"type": "error-json", "value": {"e": "note-4"}}, {"e": "note-4"}, {"e": "note-4"}),
     # a content output is sent as it is; the mapping is given its value
-    ({"type": "content", "value": [{"type": "text", "text": "note-5"}]},
-     {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'}, {"type": "content", "value": [{"type": "text", "text": "note-5"}]}),
+    (
+        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+        {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'},
+        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+    ),
     # three keys: the mapping gets the whole object, the prompt still sends its value
-    ({"type": "json", "value": {"answer": "note-6"}, "extra": 1},
-     {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'}, {"answer": "note-6"}),
+    (
+        {"type": "json", "value": {"answer": "note-6"}, "extra": 1},
+        {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'},
+        {"answer": "note-6"},
+    ),
     ({"type": "other", "value": None}, {"type": "text", "value": "mapped:null"}, None),
     # no value: no wrapper
     ({"type": "error-text"}, {"type": "text", "value": 'mapped:{"type":"error-text"}'}, {"type": "error-text"}),

@@ -29,7 +29,11 @@ def test_the_error_response_of_a_failed_download_is_a_message_of_its_own(loop):
     """M12.10: after a failed download the error response is saved as a message of its own, after the remembered ones."""
     # adapter runs: thread [u0, a0 [text]], caller c1 (createdAt 0)
     # with file data 3: stored [c1, u0, a0 [text], <new id> [error part]]
-    o = observe_with_memory(loop, [message("c1", "user", 0, [BAD_FILE])], [message("u0", "user", 1, [{"type": "text", "text": "note-29"}], True), message("a0", "assistant", 2, [NOTE_PART], True)])
+    o = observe_with_memory(
+        loop,
+        [message("c1", "user", 0, [BAD_FILE])],
+        [message("u0", "user", 1, [{"type": "text", "text": "note-29"}], True), message("a0", "assistant", 2, [NOTE_PART], True)],
+    )
     assert [(m["id"], len(m["parts"])) for m in o["stored"][:3]] == [("c1", 1), ("u0", 1), ("a0", 1)]
     assert o["stored"][3]["parts"] == [{"type": "text", "text": "<mastra part error>", "createdAt": 1000}]
 
@@ -68,15 +72,23 @@ def test_a_user_file_data_uri_of_base64_is_fetched_and_answers(loop):
 
 
 # evidence: M12.8
-@pytest.mark.parametrize("data, sent", [("data:text/plain;base64,aGk=", "aGk="), ("data:text/plain,hello", "hello"),
-                                        ("https://assets.example/a.png", "https://assets.example/a.png")])
+@pytest.mark.parametrize(
+    "data, sent",
+    [
+        ("data:text/plain;base64,aGk=", "aGk="),
+        ("data:text/plain,hello", "hello"),
+        ("https://assets.example/a.png", "https://assets.example/a.png"),
+    ],
+)
 def test_an_assistant_file_data_uri_reaches_the_model_as_its_payload(data, sent):
     """M12.8: an assistant file is not downloaded: a data URI reaches the model as its payload, a URL as given."""
     # adapter runs (probe_prompt, assistant message after "hi"): prompt file data "aGk=", "hello";
     # a URL reaches it as given (an assistant message's file is not downloaded)
     assert received_data(data) == sent
     file = {"type": "file", "data": data, "mediaType": "text/plain"}
-    o = observe_call("generate", ["hi", {"id": "a1", "role": "assistant", "createdAt": 10, "parts": [{"type": "text", "text": "hi"}, file]}])
+    o = observe_call(
+        "generate", ["hi", {"id": "a1", "role": "assistant", "createdAt": 10, "parts": [{"type": "text", "text": "hi"}, file]}]
+    )
     assert o["outcome"] == {"kind": "answered"}
     assert [p["data"] for m in o["prompts"][0] if "parts" in m for p in m["parts"] if p["type"] == "file"] == [sent]
 
@@ -91,28 +103,90 @@ def test_a_failed_download_names_the_urls_origin_and_path():
     assert redacted_url("note: see the file") == "null see the file"
 
 
-ASSETS = {"A": "https://assets.example/a.png", "C": "https://u:p@assets.example/d.png", "D": "note-29", "U": "data:text/plain,hello",
-          "F": "ftp://assets.example/e.txt", "N": "note: see the file", "P": "https://assets.example:8443/c.png", "G": "aGk=",
-          "Q": "https://v:w@assets.example/q.png", "T": "data:text/plain;base64,aGk="}
+ASSETS = {
+    "A": "https://assets.example/a.png",
+    "C": "https://u:p@assets.example/d.png",
+    "D": "note-29",
+    "U": "data:text/plain,hello",
+    "F": "ftp://assets.example/e.txt",
+    "N": "note: see the file",
+    "P": "https://assets.example:8443/c.png",
+    "G": "aGk=",
+    "Q": "https://v:w@assets.example/q.png",
+    "T": "data:text/plain;base64,aGk=",
+}
 
 
-NAMED = {"A": "https://assets.example/a.png", "C": "https://assets.example/d.png", "D": "nullimage/png;base64,note-29",
-         "U": "nullimage/png;base64,hello", "F": "ftp://assets.example/e.txt", "N": "null see the file",
-         "P": "https://assets.example:8443/c.png", "Q": "https://assets.example/q.png"}
+NAMED = {
+    "A": "https://assets.example/a.png",
+    "C": "https://assets.example/d.png",
+    "D": "nullimage/png;base64,note-29",
+    "U": "nullimage/png;base64,hello",
+    "F": "ftp://assets.example/e.txt",
+    "N": "null see the file",
+    "P": "https://assets.example:8443/c.png",
+    "Q": "https://assets.example/q.png",
+}
 
 
 # adapter runs (dl3: caller c1 [text, file parts with these
 # data, mediaType image/png], durable, offline; 54 runs): the asset the error names
 # evidence: M12.11
-@pytest.mark.parametrize("combo, named", [
-    ("AC", "C"), ("CA", "C"), ("AD", "D"), ("DA", "D"), ("AU", "U"), ("UA", "U"), ("AF", "F"), ("FA", "F"), ("AN", "N"), ("NA", "N"),
-    ("CD", "C"), ("DC", "C"), ("CU", "C"), ("UC", "C"), ("CF", "C"), ("FC", "C"), ("CN", "C"), ("NC", "C"),
-    ("UD", "U"), ("FN", "F"), ("NF", "N"), ("DF", "D"), ("FD", "F"), ("DN", "D"), ("ND", "N"), ("UF", "U"), ("FU", "F"),
-    ("PA", "P"), ("AP", "A"), ("CQ", "C"), ("QC", "Q"),
-    ("DAC", "D"), ("DUA", "D"), ("DCA", "C"), ("ADC", "C"), ("AAC", "C"), ("DDC", "D"), ("DUC", "D"), ("GDC", "C"), ("GC", "C"),
-    ("GGC", "C"), ("ACD", "C"), ("DGC", "D"), ("FAC", "F"), ("NAC", "N"), ("UAC", "U"), ("DAAC", "D"), ("FGC", "F"), ("DTC", "D"),
-    ("CDA", "C"),
-])
+@pytest.mark.parametrize(
+    "combo, named",
+    [
+        ("AC", "C"),
+        ("CA", "C"),
+        ("AD", "D"),
+        ("DA", "D"),
+        ("AU", "U"),
+        ("UA", "U"),
+        ("AF", "F"),
+        ("FA", "F"),
+        ("AN", "N"),
+        ("NA", "N"),
+        ("CD", "C"),
+        ("DC", "C"),
+        ("CU", "C"),
+        ("UC", "C"),
+        ("CF", "C"),
+        ("FC", "C"),
+        ("CN", "C"),
+        ("NC", "C"),
+        ("UD", "U"),
+        ("FN", "F"),
+        ("NF", "N"),
+        ("DF", "D"),
+        ("FD", "F"),
+        ("DN", "D"),
+        ("ND", "N"),
+        ("UF", "U"),
+        ("FU", "F"),
+        ("PA", "P"),
+        ("AP", "A"),
+        ("CQ", "C"),
+        ("QC", "Q"),
+        ("DAC", "D"),
+        ("DUA", "D"),
+        ("DCA", "C"),
+        ("ADC", "C"),
+        ("AAC", "C"),
+        ("DDC", "D"),
+        ("DUC", "D"),
+        ("GDC", "C"),
+        ("GC", "C"),
+        ("GGC", "C"),
+        ("ACD", "C"),
+        ("DGC", "D"),
+        ("FAC", "F"),
+        ("NAC", "N"),
+        ("UAC", "U"),
+        ("DAAC", "D"),
+        ("FGC", "F"),
+        ("DTC", "D"),
+        ("CDA", "C"),
+    ],
+)
 def test_the_durable_loop_names_the_first_download_to_fail(combo, named):
     """M12.11: the durable loop's error names the first asset whose download fails."""
     parts = [{"type": "text", "text": "hi"}] + [{"type": "file", "data": ASSETS[k], "mediaType": "image/png"} for k in combo]
@@ -124,7 +198,9 @@ def test_the_durable_loop_names_the_first_download_to_fail(combo, named):
 @pytest.mark.parametrize("combo, named", [("DAC", "D"), ("DC", "C")])
 def test_download_positions_count_across_user_messages(combo, named):
     """M12.11: the first failing download is counted across user messages, not within one."""
-    msgs = [{"id": f"c{i}", "role": "user", "createdAt": i + 1, "parts": [{"type": "file", "data": ASSETS[k], "mediaType": "image/png"}]}
-            for i, k in enumerate(combo)]
+    msgs = [
+        {"id": f"c{i}", "role": "user", "createdAt": i + 1, "parts": [{"type": "file", "data": ASSETS[k], "mediaType": "image/png"}]}
+        for i, k in enumerate(combo)
+    ]
     o = run_normalised("durable", [], msgs, memory=False)
     assert o["outcome"] == {"kind": "failed", "error": f"Error: Failed to download asset: {NAMED[named]}"}

@@ -1,13 +1,13 @@
 """M12 Model step: the prompt, and the scripted reply added as a response message."""
 
+import pytest
+from conftest import list_message, list_sources, prompt_lines, scenario, stored, tool, tool_parts
+from raw_json import LOOP_NAMES, NOTE_PARTS, adds, run_normalised
+
 from guardspec.model.messages import Message, assistant, user
 from guardspec.model.processors import AddSystem, Processor
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import list_message, list_sources, prompt_lines, scenario, stored, tool, tool_parts
-import pytest
-from raw_json import LOOP_NAMES, NOTE_PARTS, adds, run_normalised
 
 
 def test_m12_prompt_is_system_messages_then_messages_by_created_at():
@@ -136,7 +136,10 @@ def test_m12_a_denied_call_is_sent_as_a_result_holding_the_reason():
     """M12.3: an output-denied call is sent as a result whose output is the approval's reason, else the default text."""
     from guardspec.model.values import obj
 
-    for approval, text in ((obj(approved=False, reason="not now"), "not now"), (obj(approved=False), "Tool call was not approved by the user")):
+    for approval, text in (
+        (obj(approved=False, reason="not now"), "not now"),
+        (obj(approved=False), "Tool call was not approved by the user"),
+    ):
         caller = assistant("a1", tool("tc1", "output-denied", approval=approval), created_at=20)
         obs = run(scenario(user("u1", "hi", 10), caller, user("u2", "go", 30)), Mode.RAW)
         (p,) = [p for e in obs.prompts[0] if isinstance(e, Message) for p in tool_parts(e)]
@@ -164,7 +167,9 @@ def test_m12_of_a_user_message_only_text_and_file_parts_are_sent():
     """M12.4: a user message sends its text and file parts only; one left with nothing is not sent."""
     from guardspec.model.messages import FilePart, ReasoningPart, Role, TextPart
 
-    u1 = Message("u1", Role.USER, (TextPart("hi"), ReasoningPart("thinking"), tool("tc1", "result", result="r"), FilePart("aGk=", "text/plain")), 10)
+    u1 = Message(
+        "u1", Role.USER, (TextPart("hi"), ReasoningPart("thinking"), tool("tc1", "result", result="r"), FilePart("aGk=", "text/plain")), 10
+    )
     only = Message("u0", Role.USER, (ReasoningPart("alone"),), 5)
     obs = run(scenario(only, u1), Mode.RAW)
     (sent,) = [e for e in obs.prompts[0] if isinstance(e, Message)]
@@ -181,6 +186,8 @@ def test_m12_a_merged_reply_is_stamped_on_the_list_after_the_thread_was_saved():
     saved = next(m for m in obs.stored if m.id == "a1")
     assert all(p.created_at is not None for p in listed.parts)
     assert any(p.created_at is None for p in saved.parts)
+
+
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
 # 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
 
@@ -189,11 +196,24 @@ def test_m12_a_merged_reply_is_stamped_on_the_list_after_the_thread_was_saved():
 # message, so the reply merges into a0; each loop, memory on): the merged message's metadata, list
 # and stored alike, once the normalisation dropped Mastra's modelId/provider (None: none left)
 # evidence: M12.12
-@pytest.mark.parametrize("metadata, merged", [
-    ("ab", {"0": "a", "1": "b"}), (["x", "y"], {"0": "x", "1": "y"}), ([], None), (3, None), (True, None), (None, None), ("", None),
-    ({"k": "v"}, {"k": "v"}), ({"$class": "K", "props": {"a": 1}}, {"a": 1}), ({"$class": "K"}, None),
-    ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}), ({"$bigint": "5"}, None), ({"$function": "fn-a"}, None),
-])
+@pytest.mark.parametrize(
+    "metadata, merged",
+    [
+        ("ab", {"0": "a", "1": "b"}),
+        (["x", "y"], {"0": "x", "1": "y"}),
+        ([], None),
+        (3, None),
+        (True, None),
+        (None, None),
+        ("", None),
+        ({"k": "v"}, {"k": "v"}),
+        ({"$class": "K", "props": {"a": 1}}, {"a": 1}),
+        ({"$class": "K"}, None),
+        ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}),
+        ({"$bigint": "5"}, None),
+        ({"$function": "fn-a"}, None),
+    ],
+)
 @pytest.mark.parametrize("loop", LOOP_NAMES)
 def test_the_reply_merging_into_a_message_spreads_its_metadata(loop, metadata, merged):
     """M12.12: the reply merging into a message spreads that message's metadata, listed and stored alike."""

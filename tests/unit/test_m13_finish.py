@@ -1,11 +1,11 @@
 """M13 Finish: what is saved, the thread title, and the result."""
 
+from conftest import scenario, stored, stored_ids, stored_message, tool, tool_parts
+
 from guardspec.model.agent import Memory
 from guardspec.model.messages import assistant, user
 from guardspec.model.scenario import Mode
 from guardspec.reference import run
-
-from conftest import scenario, stored, stored_ids, stored_message, tool, tool_parts
 
 
 def test_m13_input_then_response_messages_are_saved_to_the_thread():
@@ -61,11 +61,12 @@ def test_m13_a_stored_image_part_is_a_file_part():
     """M2.2, M13.10: storage holds image parts of seeded and saved messages as file parts."""
     # Measured (docs/mastra-measurements.md §k): Mastra's storage holds the stored format, where
     # an image part is a file part; the caller's image part is saved as a file part too.
-    from guardspec.model.messages import FilePart, ImagePart, Message, Role, user as _user
+    from conftest import scenario as _scenario
+    from conftest import stored as _stored
+
+    from guardspec.model.messages import FilePart, ImagePart, Message, Role
     from guardspec.model.scenario import Mode as _Mode
     from guardspec.reference import run as _run
-
-    from conftest import scenario as _scenario, stored as _stored
 
     h = Message("h1", Role.USER, parts=(ImagePart("aGk=", "image/png", created_at=3),), created_at=1)
     c = Message("c1", Role.USER, parts=(ImagePart("aGk=", "image/png"),), created_at=30)
@@ -81,8 +82,16 @@ import pytest as _pytest
 @_pytest.mark.parametrize(
     "loop, outcome, finish",
     [
-        ("generate", 'AI_MessageConversionError: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}', None),
-        ("durable", 'Error: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}', None),
+        (
+            "generate",
+            'AI_MessageConversionError: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}',
+            None,
+        ),
+        (
+            "durable",
+            'Error: ToolInvocation must have a result: {"state":"approval-requested","toolCallId":"tc1","toolName":"nullmap","args":{"q":"note-17"}}',
+            None,
+        ),
         ("stream", None, "error"),
     ],
 )

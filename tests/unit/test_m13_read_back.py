@@ -27,29 +27,64 @@ def test_the_read_back_fails_only_at_an_assistant_approval_part(role, outcome):
 def test_the_durable_loop_reads_its_text_back_without_memory(loop, outcome):
     """M13.5: the durable loop reads the result text back even without memory, so an approval part fails it."""
     # adapter runs: no agent memory, caller a0 [approval-responded call]
-    a0 = message("a0", "assistant", 2, [{"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "state": "approval-responded",
-                                      "args": {"q": "note-32"}, "approval": {"approved": False, "reason": "note-04"}}])
+    a0 = message(
+        "a0",
+        "assistant",
+        2,
+        [
+            {
+                "type": "tool-invocation",
+                "toolCallId": "tc1",
+                "toolName": "plain",
+                "state": "approval-responded",
+                "args": {"q": "note-32"},
+                "approval": {"approved": False, "reason": "note-04"},
+            }
+        ],
+    )
     o = observe([], loop=loop, messages=[a0])
     assert o["outcome"]["kind"] == outcome
     if outcome == "failed":
-        assert o["outcome"]["error"].startswith("Error: ToolInvocation must have a result: {\"state\":\"approval-responded\"")
+        assert o["outcome"]["error"].startswith('Error: ToolInvocation must have a result: {"state":"approval-responded"')
 
 
 # evidence: M13.6
-@pytest.mark.parametrize("state, text, reason", [("approval-responded", "reply-0", "error"), ("approval-requested", "reply-0", "error"),
-                                                 ("output-denied", "note-19reply-0", "stop")])
+@pytest.mark.parametrize(
+    "state, text, reason",
+    [("approval-responded", "reply-0", "error"), ("approval-requested", "reply-0", "error"), ("output-denied", "note-19reply-0", "stop")],
+)
 def test_stream_gives_the_models_own_text_when_the_read_back_throws(state, text, reason):
     """M13.6: when the read-back throws, stream answers with the model's own text and finishReason error."""
     # adapter runs (memory on, bound; a processor adds a0 [text note-16, tool in `state`, text
     # note-19] as response; no caller message, so the reply merges into a0): stream answers with
     # text "reply-0" and finishReason "error" when the read-back throws (M13.6), with the read-back
     # text "note-19reply-0" otherwise
-    tool = {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "state": state, "args": {"q": "note-17"},
-            "approval": {"approved": False, "reason": "note-09"}}
-    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [{"type": "text", "text": "note-16"}, tool, {"type": "text", "text": "note-19"}]}
+    tool = {
+        "type": "tool-invocation",
+        "toolCallId": "tc1",
+        "toolName": "plain",
+        "state": state,
+        "args": {"q": "note-17"},
+        "approval": {"approved": False, "reason": "note-09"},
+    }
+    a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "createdAt": 2,
+        "parts": [{"type": "text", "text": "note-16"}, tool, {"type": "text", "text": "note-19"}],
+    }
     p1 = {"id": "p1", "steps": [{"op": "add", "entries": [a0], "source": "response", "merge": False}]}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": [p1]},
-          "call": {"loop": "stream", "actor": HUMAN_OPERATOR, "messages": [], "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"}}}
+    sj = {
+        "guardspec": 1,
+        "agent": {"memory": {"generateTitle": False}, "processors": [p1]},
+        "call": {
+            "loop": "stream",
+            "actor": HUMAN_OPERATOR,
+            "messages": [],
+            "reply": "reply-0",
+            "memory": {"thread": "t1", "resource": "r1"},
+        },
+    }
     o = model_observation(sj, "raw")
     assert o["outcome"] == {"kind": "answered"}
     assert (o["result"]["text"], o["result"]["finishReason"]) == (text, reason)
@@ -57,26 +92,37 @@ def test_stream_gives_the_models_own_text_when_the_read_back_throws(state, text,
 
 # adapter runs : caller c00 [file "note-16" text/plain], which fails the
 # download; a processor adds a0 [tool tc1 approval-requested] as a response message
-READ_BACK_ERROR = ('AI_MessageConversionError: ToolInvocation must have a result: '
-             '{"state":"approval-requested","toolCallId":"tc1","toolName":"lookup","args":{"q":"note-12"}}')
+READ_BACK_ERROR = (
+    "AI_MessageConversionError: ToolInvocation must have a result: "
+    '{"state":"approval-requested","toolCallId":"tc1","toolName":"lookup","args":{"q":"note-12"}}'
+)
 
 
 def _failed_download_then_approval_request(loop, memory):
-    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "parts": [
-        {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "approval-requested", "args": {"q": "note-12"}}]}
+    a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "createdAt": 2,
+        "parts": [
+            {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "lookup", "state": "approval-requested", "args": {"q": "note-12"}}
+        ],
+    }
     c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "file", "data": "note-16", "mediaType": "text/plain"}]}
     return run_normalised(loop, [adds([a0], "response")], [c00], memory=memory)
 
 
 # evidence: M13.7
-@pytest.mark.parametrize("loop, memory, outcome", [
-    ("generate", True, {"kind": "failed", "error": READ_BACK_ERROR}),
-    ("stream", True, {"kind": "answered"}),
-    ("durable", True, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
-    ("generate", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
-    ("stream", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
-    ("durable", False, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
-])
+@pytest.mark.parametrize(
+    "loop, memory, outcome",
+    [
+        ("generate", True, {"kind": "failed", "error": READ_BACK_ERROR}),
+        ("stream", True, {"kind": "answered"}),
+        ("durable", True, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
+        ("generate", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
+        ("stream", False, {"kind": "failed", "error": "DOWNLOAD_ASSETS_FAILED"}),
+        ("durable", False, {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-16"}),
+    ],
+)
 def test_with_memory_the_read_back_error_replaces_the_download_failure(loop, memory, outcome):
     """M13.7: with memory a failed download is followed by the result text read-back, whose error generate reports instead."""
     o = _failed_download_then_approval_request(loop, memory)
@@ -95,28 +141,36 @@ INVALID_DATA = "Invalid data content. Content string is not a base64-encoded med
 
 
 def _user_response_file(loop, data, media="text/plain", memory=True):
-    c1 = {"id": "c1", "role": "user", "createdAt": 20, "parts": [{"type": "text", "text": "note-39"}, {"type": "file", "data": data, "mediaType": media}]}
+    c1 = {
+        "id": "c1",
+        "role": "user",
+        "createdAt": 20,
+        "parts": [{"type": "text", "text": "note-39"}, {"type": "file", "data": data, "mediaType": media}],
+    }
     c00 = {"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "note-34"}]}
     return run_normalised(loop, [adds([c1], "response")], [c00], memory=memory)
 
 
 # evidence: M13.7
-@pytest.mark.parametrize("data, media, generate", [
-    ({"answer": "note-11"}, "text/plain", "Error: Invalid URL: [object Object]"),
-    (["a", None, 2], "text/plain", "Error: Invalid URL: a,,2"),
-    (None, "text/plain", "Error: Invalid URL: undefined"),
-    ({"answer": "x"}, "image/png", "Error: Invalid URL: [object Object]"),
-    ("not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
-    ("data:image/png;base64,not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
-    ("ftp://assets.example/e.txt", "text/plain", "Error: Unsupported URL protocol: ftp:"),
-    ("note: see the file", "text/plain", "Error: Unsupported URL protocol: note:"),
-    ("data:text/plain,https://other.example/f", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
-    # the read-back converts these; the download's error stands
-    ("note-02", "text/plain", "DOWNLOAD_ASSETS_FAILED"),  # atob reads "note+02"
-    ("not!base64", "application/pdf", "DOWNLOAD_ASSETS_FAILED"),  # not decoded
-    ("https://x.example/a", "text/plain", "DOWNLOAD_ASSETS_FAILED"),
-    (["https://x.example/a"], "text/plain", "DOWNLOAD_ASSETS_FAILED"),
-])
+@pytest.mark.parametrize(
+    "data, media, generate",
+    [
+        ({"answer": "note-11"}, "text/plain", "Error: Invalid URL: [object Object]"),
+        (["a", None, 2], "text/plain", "Error: Invalid URL: a,,2"),
+        (None, "text/plain", "Error: Invalid URL: undefined"),
+        ({"answer": "x"}, "image/png", "Error: Invalid URL: [object Object]"),
+        ("not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+        ("data:image/png;base64,not!base64", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+        ("ftp://assets.example/e.txt", "text/plain", "Error: Unsupported URL protocol: ftp:"),
+        ("note: see the file", "text/plain", "Error: Unsupported URL protocol: note:"),
+        ("data:text/plain,https://other.example/f", "text/plain", "AI_InvalidDataContentError: " + INVALID_DATA),
+        # the read-back converts these; the download's error stands
+        ("note-02", "text/plain", "DOWNLOAD_ASSETS_FAILED"),  # atob reads "note+02"
+        ("not!base64", "application/pdf", "DOWNLOAD_ASSETS_FAILED"),  # not decoded
+        ("https://x.example/a", "text/plain", "DOWNLOAD_ASSETS_FAILED"),
+        (["https://x.example/a"], "text/plain", "DOWNLOAD_ASSETS_FAILED"),
+    ],
+)
 def test_a_user_response_file_the_read_back_cannot_convert_replaces_the_download_failure(data, media, generate):
     """M13.7: a user response file the read-back cannot convert as an attachment gives generate that error instead of the download's."""
     g = _user_response_file("generate", data, media)
@@ -133,11 +187,14 @@ def test_a_user_response_file_the_read_back_cannot_convert_replaces_the_download
 
 
 # evidence: M13.7
-@pytest.mark.parametrize("data, durable", [
-    ({"answer": "note-11"}, "Error: Failed to download asset: nulltext/plain;base64,[object Object]"),
-    (["https://x.example/a"], "Error: Failed to download asset: nulltext/plain;base64,https://x.example/a"),
-    ("data:text/plain;base64", "Error: Failed to download asset: nulltext/plain;base64"),
-])
+@pytest.mark.parametrize(
+    "data, durable",
+    [
+        ({"answer": "note-11"}, "Error: Failed to download asset: nulltext/plain;base64,[object Object]"),
+        (["https://x.example/a"], "Error: Failed to download asset: nulltext/plain;base64,https://x.example/a"),
+        ("data:text/plain;base64", "Error: Failed to download asset: nulltext/plain;base64"),
+    ],
+)
 def test_the_durable_loop_reports_the_download_not_the_read_back(data, durable):
     """M13.7: the durable loop reports the failed download, not the read-back."""
     assert _user_response_file("durable", data)["outcome"] == {"kind": "failed", "error": durable}

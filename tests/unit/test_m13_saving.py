@@ -29,7 +29,10 @@ def test_the_durable_loop_saves_an_assistant_messages_partial_call(source):
     """M13.2: the durable loop saves a partial call of an added assistant message; generate drops it."""
     # adapter runs: a processor adds a5 [text, partial-call] as `source`: stored with both parts
     # on durable, with the text only on generate
-    add = {"id": "p1", "steps": [{"op": "add", "entries": [message("a5", "assistant", 5, [NOTE_PART, PENDING_CALL])], "source": source, "merge": False}]}
+    add = {
+        "id": "p1",
+        "steps": [{"op": "add", "entries": [message("a5", "assistant", 5, [NOTE_PART, PENDING_CALL])], "source": source, "merge": False}],
+    }
     durable = {m["id"]: m for m in observe_with_memory("durable", ["hi"], processors=[add])["stored"]}
     generate = {m["id"]: m for m in observe_with_memory("generate", ["hi"], processors=[add])["stored"]}
     assert [p["type"] for p in durable["a5"]["parts"]] == ["text", "tool-invocation"]
@@ -49,14 +52,30 @@ def test_a_null_text_is_saved_as_empty_text_on_generate_and_stream(loop, saved):
 # adapter runs (a caller message c00 [text <value>], durable, user and
 # assistant alike): the saved text as real Mastra stored it
 # evidence: M13.3
-@pytest.mark.parametrize("text, saved", [
-    (BIGINT_5, ""), ({"a": BIGINT_5}, ""), ([BIGINT_5, 1], ""), ({"a": {"$getter": "get-b", "throws": True}}, ""),
-    (FUNCTION, UNDEFINED_JSON), ({"$symbol": "s"}, UNDEFINED_JSON), ({"a": FUNCTION, "b": 1}, {"b": 1}), ({"a": UNDEFINED_JSON, "b": 1}, {"b": 1}),
-    ([FUNCTION, 1], [None, 1]), ([UNDEFINED_JSON, 1], [None, 1]), ({"$number": "NaN"}, None), ({"$number": "Infinity"}, None),
-    ([{"$number": "NaN"}], [None]), ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}),
-    ([{"text": {"$getter": "get-a", "value": "note-00"}}], [{"text": "note-00"}]),
-    ({"$class": "K", "props": {"a": 1}}, {"a": 1}), ({"$class": "K"}, {}), (1, 1), ([0.5, 1e21], [0.5, 1e21]),
-])
+@pytest.mark.parametrize(
+    "text, saved",
+    [
+        (BIGINT_5, ""),
+        ({"a": BIGINT_5}, ""),
+        ([BIGINT_5, 1], ""),
+        ({"a": {"$getter": "get-b", "throws": True}}, ""),
+        (FUNCTION, UNDEFINED_JSON),
+        ({"$symbol": "s"}, UNDEFINED_JSON),
+        ({"a": FUNCTION, "b": 1}, {"b": 1}),
+        ({"a": UNDEFINED_JSON, "b": 1}, {"b": 1}),
+        ([FUNCTION, 1], [None, 1]),
+        ([UNDEFINED_JSON, 1], [None, 1]),
+        ({"$number": "NaN"}, None),
+        ({"$number": "Infinity"}, None),
+        ([{"$number": "NaN"}], [None]),
+        ({"a": {"$getter": "get-a", "value": "x"}}, {"a": "x"}),
+        ([{"text": {"$getter": "get-a", "value": "note-00"}}], [{"text": "note-00"}]),
+        ({"$class": "K", "props": {"a": 1}}, {"a": 1}),
+        ({"$class": "K"}, {}),
+        (1, 1),
+        ([0.5, 1e21], [0.5, 1e21]),
+    ],
+)
 def test_the_durable_loop_saves_a_text_as_json_holds_it(text, saved):
     """M13.3: the durable loop saves a text that is no string as JSON holds it."""
     o = observe_with_memory("durable", [message("c00", "user", 0, [{"type": "text", "text": text}])])
@@ -81,10 +100,21 @@ def test_equal_dates_are_listed_in_the_order_ids_first_entered_storage(loop):
     # adapter runs (generate and durable): thread t1
     # holds x9; the call on t2 saves m1 then x9, both dated 5: real Mastra lists x9, m1
     t1 = {"id": "t1", "resource": "r1", "title": "", "messages": [message("x9", "user", 1, [{"type": "text", "text": "old"}], True)]}
-    sj = {"guardspec": 1, "agent": {"processors": [], "memory": {"generateTitle": False}},
-          "call": {"actor": OPERATOR, "loop": loop, "memory": {"thread": "t2", "resource": "r1"}, "reply": "reply-0",
-                   "messages": [message("m1", "user", 5, [{"type": "text", "text": "one"}]), message("x9", "user", 5, [{"type": "text", "text": "two"}])]},
-          "threads": [t1, {"id": "t2", "resource": "r1", "title": "", "messages": []}]}
+    sj = {
+        "guardspec": 1,
+        "agent": {"processors": [], "memory": {"generateTitle": False}},
+        "call": {
+            "actor": OPERATOR,
+            "loop": loop,
+            "memory": {"thread": "t2", "resource": "r1"},
+            "reply": "reply-0",
+            "messages": [
+                message("m1", "user", 5, [{"type": "text", "text": "one"}]),
+                message("x9", "user", 5, [{"type": "text", "text": "two"}]),
+            ],
+        },
+        "threads": [t1, {"id": "t2", "resource": "r1", "title": "", "messages": []}],
+    }
     o = model_observation(sj, "raw")
     assert [m["id"] for m in o["stored"]][:2] == ["x9", "m1"]
 
@@ -93,7 +123,15 @@ BIGINT = {"$bigint": "5"}
 
 
 def _nullmap_tool(args, **kw):
-    return {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "nullmap", "state": "result", "args": args, "result": {"answer": "x"}, **kw}
+    return {
+        "type": "tool-invocation",
+        "toolCallId": "tc1",
+        "toolName": "nullmap",
+        "state": "result",
+        "args": args,
+        "result": {"answer": "x"},
+        **kw,
+    }
 
 
 def _text(text, **kw):
@@ -106,19 +144,26 @@ def _bigint_call(loop, second, processors=(), title=False):
     return observe_with_memory(loop, msgs, processors=processors, title=title)
 
 
-OUTCOMES = [("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}), ("stream", {"kind": "answered"}), ("durable", {"kind": "answered"})]
+OUTCOMES = [
+    ("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}),
+    ("stream", {"kind": "answered"}),
+    ("durable", {"kind": "answered"}),
+]
 
 
 # measured on each loop: a bigint in c01's tool args, in its text part's providerOptions, in a
 # tool result, a throwing getter in its args: only c00 is stored
 # evidence: M13.4
 @pytest.mark.parametrize("loop, outcome", OUTCOMES)
-@pytest.mark.parametrize("second", [
-    [_text("ok"), _nullmap_tool({"q": BIGINT})],
-    [_text("ok", providerOptions={"note": BIGINT})],
-    [_text("ok"), _nullmap_tool({"q": 1}, result={"a": BIGINT})],
-    [_text("ok"), _nullmap_tool({"q": {"$getter": "get-q", "throws": True}})],
-])
+@pytest.mark.parametrize(
+    "second",
+    [
+        [_text("ok"), _nullmap_tool({"q": BIGINT})],
+        [_text("ok", providerOptions={"note": BIGINT})],
+        [_text("ok"), _nullmap_tool({"q": 1}, result={"a": BIGINT})],
+        [_text("ok"), _nullmap_tool({"q": {"$getter": "get-q", "throws": True}})],
+    ],
+)
 def test_the_save_stops_at_a_message_json_cannot_write(loop, outcome, second):
     """M13.4: the save stops at the first message JSON cannot write: only the messages before it are stored."""
     o = _bigint_call(loop, second)
@@ -158,16 +203,21 @@ def test_a_bigint_in_a_tool_result_leaves_the_thread_without_title(loop):
 
 
 # evidence: M13.4
-@pytest.mark.parametrize("loop, outcome, result", [
-    ("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}, None),
-    ("stream", {"kind": "answered"}, ("", "error")),
-    ("durable", {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-00"}, None),
-])
+@pytest.mark.parametrize(
+    "loop, outcome, result",
+    [
+        ("generate", {"kind": "failed", "error": "PROCESSOR_WORKFLOW_FAILED"}, None),
+        ("stream", {"kind": "answered"}, ("", "error")),
+        ("durable", {"kind": "failed", "error": "Error: Failed to download asset: nulltext/plain;base64,note-00"}, None),
+    ],
+)
 def test_after_a_failed_download_a_failed_save_fails_generate_and_stream_answers(loop, outcome, result):
     """M13.4: after a failed download, a save JSON cannot write fails generate and lets stream answer."""
     # dlargs: c00 [text, file data "note-00"] fails the download; c01 has a bigint in its args
-    msgs = [message("c00", "user", 10, [_text("x"), {"type": "file", "data": "note-00", "mediaType": "text/plain"}]),
-            message("c01", "user", 11, [_text("ok"), _nullmap_tool({"q": BIGINT})])]
+    msgs = [
+        message("c00", "user", 10, [_text("x"), {"type": "file", "data": "note-00", "mediaType": "text/plain"}]),
+        message("c01", "user", 11, [_text("ok"), _nullmap_tool({"q": BIGINT})]),
+    ]
     o = observe_with_memory(loop, msgs)
     assert o["outcome"] == outcome
     assert [m["id"] for m in o["stored"]] == ["c00"]
@@ -210,13 +260,33 @@ HI = [{"type": "text", "text": "hi"}]
 # adapter runs (memory on, caller c0): stored ids (with their part
 # counts) on generate and durable
 # evidence: M13.2
-@pytest.mark.parametrize("caller, entries, source, generate, durable", [
-    ([{"id": "c1", "role": "user", "createdAt": 2, "parts": []}], [], None, [("c0", 1), ("$id1", 1)], [("c0", 1), ("c1", 0), ("$id1", 1)]),
-    ([], [{"id": "n1", "role": "user", "createdAt": 2, "parts": []}], None, [("c0", 1), ("$id1", 1)], [("c0", 1), ("n1", 0), ("$id1", 1)]),
-    ([], [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}, {"id": "n2", "role": "user", "createdAt": 3, "parts": HI}], None,
-     [("c0", 1), ("n2", 1), ("$id1", 1)], [("c0", 1), ("a1", 0), ("n2", 1), ("$id1", 1)]),
-    ([], [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}], "response", [("c0", 1), ("a1", 1)], [("c0", 1), ("a1", 1)]),
-])
+@pytest.mark.parametrize(
+    "caller, entries, source, generate, durable",
+    [
+        (
+            [{"id": "c1", "role": "user", "createdAt": 2, "parts": []}],
+            [],
+            None,
+            [("c0", 1), ("$id1", 1)],
+            [("c0", 1), ("c1", 0), ("$id1", 1)],
+        ),
+        (
+            [],
+            [{"id": "n1", "role": "user", "createdAt": 2, "parts": []}],
+            None,
+            [("c0", 1), ("$id1", 1)],
+            [("c0", 1), ("n1", 0), ("$id1", 1)],
+        ),
+        (
+            [],
+            [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}, {"id": "n2", "role": "user", "createdAt": 3, "parts": HI}],
+            None,
+            [("c0", 1), ("n2", 1), ("$id1", 1)],
+            [("c0", 1), ("a1", 0), ("n2", 1), ("$id1", 1)],
+        ),
+        ([], [{"id": "a1", "role": "assistant", "createdAt": 2, "parts": []}], "response", [("c0", 1), ("a1", 1)], [("c0", 1), ("a1", 1)]),
+    ],
+)
 @pytest.mark.parametrize("loop", ["generate", "durable"])
 def test_the_durable_loop_saves_a_message_with_no_parts(caller, entries, source, generate, durable, loop):
     """M13.2: the durable loop's second save writes a message with no parts; generate and stream store none."""
@@ -272,7 +342,11 @@ def _messages_with_slot(slot, value):
     def say(i, t, at):
         return {"id": i, "role": "user", "createdAt": at, "parts": [{"type": "text", "text": t}]}
 
-    return [say("c00", "fine", 10), {"id": "a01", "role": "assistant", "createdAt": 11, "parts": SAVED_SLOTS[slot](value)}, say("c02", "last", 12)]
+    return [
+        say("c00", "fine", 10),
+        {"id": "a01", "role": "assistant", "createdAt": 11, "parts": SAVED_SLOTS[slot](value)},
+        say("c02", "last", 12),
+    ]
 
 
 # evidence: M13.3
@@ -309,12 +383,27 @@ def test_the_list_keeps_a_saved_value_as_given(loop):
 def test_a_thread_seeded_through_the_storage_holds_json_too(loop, slot):
     """M13.10: the scenario's threads are seeded through the same storage, so a remembered message is what JSON holds."""
     # adapter runs: a01 stored in t1 before the call is recalled and stored as JSON holds it
-    a01 = {"id": "a01", "role": "assistant", "createdAt": 1, "threadId": "t1", "resourceId": "r1",
-           "parts": SAVED_SLOTS[slot]({"a": {"$function": "f"}, "b": 1})}
-    call = {"loop": loop, "actor": HUMAN_OPERATOR, "reply": "reply-0", "memory": {"thread": "t1", "resource": "r1"},
-            "messages": [{"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "fine"}]}]}
-    sj = {"guardspec": 1, "agent": {"memory": {"generateTitle": False}, "processors": []}, "call": call,
-          "threads": [{"id": "t1", "resource": "r1", "messages": [a01]}]}
+    a01 = {
+        "id": "a01",
+        "role": "assistant",
+        "createdAt": 1,
+        "threadId": "t1",
+        "resourceId": "r1",
+        "parts": SAVED_SLOTS[slot]({"a": {"$function": "f"}, "b": 1}),
+    }
+    call = {
+        "loop": loop,
+        "actor": HUMAN_OPERATOR,
+        "reply": "reply-0",
+        "memory": {"thread": "t1", "resource": "r1"},
+        "messages": [{"id": "c00", "role": "user", "createdAt": 10, "parts": [{"type": "text", "text": "fine"}]}],
+    }
+    sj = {
+        "guardspec": 1,
+        "agent": {"memory": {"generateTitle": False}, "processors": []},
+        "call": call,
+        "threads": [{"id": "t1", "resource": "r1", "messages": [a01]}],
+    }
     o = normalise_observation(model_observation(sj, "raw"), sj)
     assert o["stored"][0]["id"] == "a01"
     assert o["stored"][0]["parts"][-1][slot] == {"b": 1}

@@ -6,8 +6,23 @@ from raw_json import BIGINT_5, FUNCTION, NOTE_PART, OPERATOR, UNDEFINED_JSON, me
 
 from guardspec.conformance.cases import model_observation
 
-A9 = {"id": "a9", "role": "assistant", "createdAt": 3, "threadId": "t1", "resourceId": "r1",
-      "parts": [{"type": "tool-invocation", "toolCallId": "tc9", "toolName": "nullmap", "state": "result", "args": {"q": "note-04"}, "result": {"answer": "note-03"}}]}
+A9 = {
+    "id": "a9",
+    "role": "assistant",
+    "createdAt": 3,
+    "threadId": "t1",
+    "resourceId": "r1",
+    "parts": [
+        {
+            "type": "tool-invocation",
+            "toolCallId": "tc9",
+            "toolName": "nullmap",
+            "state": "result",
+            "args": {"q": "note-04"},
+            "result": {"answer": "note-03"},
+        }
+    ],
+}
 
 
 TITLE = 'User: note-26\nAssistant: note-31\nTool Result nullmap: {"answer":"note-03"}\nAssistant: reply-0'
@@ -16,12 +31,22 @@ TITLE = 'User: note-26\nAssistant: note-31\nTool Result nullmap: {"answer":"note
 def _title_scenario(loop):
     """A processor adds a0 as a response message; the thread has
     no title yet."""
-    a0 = {"id": "a0", "role": "assistant", "createdAt": 2, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-31"}]}
+    a0 = {
+        "id": "a0",
+        "role": "assistant",
+        "createdAt": 2,
+        "threadId": "t1",
+        "resourceId": "r1",
+        "parts": [{"type": "text", "text": "note-31"}],
+    }
     u0 = {"id": "u0", "role": "user", "createdAt": 1, "threadId": "t1", "resourceId": "r1", "parts": [{"type": "text", "text": "note-26"}]}
     p = {"id": "p2", "steps": [{"op": "add", "entries": [a0], "source": "response", "merge": False}], "end": {"return": {"primitive": ""}}}
-    return {"guardspec": 1, "agent": {"processors": [p], "memory": {"generateTitle": True}},
-            "call": {"actor": OPERATOR, "loop": loop, "messages": [], "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
-            "threads": [{"id": "t1", "resource": "r1", "messages": [u0, A9], "title": ""}]}
+    return {
+        "guardspec": 1,
+        "agent": {"processors": [p], "memory": {"generateTitle": True}},
+        "call": {"actor": OPERATOR, "loop": loop, "messages": [], "memory": {"thread": "t1", "resource": "r1"}, "reply": "reply-0"},
+        "threads": [{"id": "t1", "resource": "r1", "messages": [u0, A9], "title": ""}],
+    }
 
 
 # evidence: M13.9
@@ -41,7 +66,10 @@ def test_title_lines_of_file_only_messages_and_the_trimmed_title():
     # gives no line; the title is trimmed)
     f = {"type": "file", "data": "aGk=", "mediaType": "text/plain"}
     assert observe_with_memory("generate", [message("c00", "user", 10, [f, f])], title=True)["title"] == "User: \nAssistant: reply-0"
-    assert observe_with_memory("generate", [message("c00", "user", 10, [f, {"type": "text", "text": "hello"}])], title=True)["title"] == "User: hello\nAssistant: reply-0"
+    assert (
+        observe_with_memory("generate", [message("c00", "user", 10, [f, {"type": "text", "text": "hello"}])], title=True)["title"]
+        == "User: hello\nAssistant: reply-0"
+    )
     img = {"type": "image", "data": "note-25", "mediaType": "image/png"}
     o = observe_with_memory("durable", [message("c00", "user", 10, [img])], title=True)
     assert o["outcome"]["kind"] == "failed" and o["title"] == "User:"
@@ -54,22 +82,54 @@ def test_no_durable_title_when_the_read_back_throws(end, outcome):
     # a processor adds a0 [text, approval-responded call] as a
     # response message; durable, titles on: real Mastra saves but gives no title (refused, and
     # failed with `Error: ToolInvocation must have a result`)
-    a0 = message("a0", "assistant", 2, [NOTE_PART, {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "broken", "state": "approval-responded",
-                                          "args": {"q": "note-29"}, "approval": {"approved": False, "reason": "FORBIDDEN-08"}}], True)
+    a0 = message(
+        "a0",
+        "assistant",
+        2,
+        [
+            NOTE_PART,
+            {
+                "type": "tool-invocation",
+                "toolCallId": "tc1",
+                "toolName": "broken",
+                "state": "approval-responded",
+                "args": {"q": "note-29"},
+                "approval": {"approved": False, "reason": "FORBIDDEN-08"},
+            },
+        ],
+        True,
+    )
     p = {"id": "p1", "steps": [{"op": "add", "entries": [a0], "source": "response", "merge": False}], "end": end}
-    o = observe_with_memory("durable", [message("c00", "user", 10, [{"type": "text", "text": "note-11"}])],
-                     [message("u0", "user", 1, [{"type": "text", "text": "note-27"}], True)], processors=[p], title=True)
+    o = observe_with_memory(
+        "durable",
+        [message("c00", "user", 10, [{"type": "text", "text": "note-11"}])],
+        [message("u0", "user", 1, [{"type": "text", "text": "note-27"}], True)],
+        processors=[p],
+        title=True,
+    )
     assert o["outcome"]["kind"] == outcome and o["title"] == ""
 
 
 # adapter runs (durable, titles on, caller ["hi", c01 [text <value>]] with c01
 # dated before "hi"), user and assistant alike
 # evidence: M13.8
-@pytest.mark.parametrize("text, line", [
-    ({}, "[object Object]"), ({"a": 1}, "[object Object]"), (["a", None, 2], "a,,2"), (1, "1"), (True, "true"),
-    ({"$number": "NaN"}, "NaN"), (BIGINT_5, "5"), (FUNCTION, "function () { return undefined; }"), ({"$class": "K"}, "[object Object]"),
-    ({"a": {"$getter": "get-a", "value": "x"}}, "[object Object]"), (None, "null"), (UNDEFINED_JSON, "undefined"),
-])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ({}, "[object Object]"),
+        ({"a": 1}, "[object Object]"),
+        (["a", None, 2], "a,,2"),
+        (1, "1"),
+        (True, "true"),
+        ({"$number": "NaN"}, "NaN"),
+        (BIGINT_5, "5"),
+        (FUNCTION, "function () { return undefined; }"),
+        ({"$class": "K"}, "[object Object]"),
+        ({"a": {"$getter": "get-a", "value": "x"}}, "[object Object]"),
+        (None, "null"),
+        (UNDEFINED_JSON, "undefined"),
+    ],
+)
 def test_a_title_line_shows_a_text_as_javascript_string_does(text, line):
     """M13.8: a transcript line shows a text that is no string as JavaScript's String() does."""
     msgs = ["hi", message("c01", "assistant", 5, [{"type": "text", "text": text}])]

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from guardspec.model.values import UNDEFINED, Accessor, BigInt, CloneError, JsFunction, JsObject, JsSymbol, obj, structured_clone
 from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read, to_string
+from guardspec.model.values import UNDEFINED, Accessor, BigInt, CloneError, JsFunction, JsObject, JsSymbol, obj, structured_clone
 from guardspec.reference.messagelist import MastraError
 
 

@@ -1,14 +1,14 @@
 """O Observation of one call: what each field holds, and when it is absent (expected values
 written from the field's clause, on small scenarios whose outcome the M and G clauses fix)."""
 
+from conftest import ALICE, list_sources, scenario, stored, tool
+
 from guardspec.model.agent import Actor, Allow, DenyPatterns, Memory
 from guardspec.model.messages import Source, assistant, user
 from guardspec.model.observation import Answered, Failed, Refused
 from guardspec.model.processors import Abort, AddMessages, AddSystem, Processor, Throw
 from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
-
-from conftest import ALICE, list_sources, scenario, stored, tool
 
 GUEST = Actor("bob", "viewer")
 
@@ -58,7 +58,9 @@ def test_o4_stored_is_the_bound_threads_messages_after_the_call_and_none_unbound
     obs = run(scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10))), Mode.RAW)
     assert [m.id for m in obs.stored] == ["h1", "u1", "reply-1"]
     # a tripwire on durable is still finalised (M10): the input is saved
-    sc = scenario(user("u1", "hi", 30), threads=stored(user("h1", "old", 10)), processors=(Processor("p", end=Abort("no")),), loop=Loop.DURABLE)
+    sc = scenario(
+        user("u1", "hi", 30), threads=stored(user("h1", "old", 10)), processors=(Processor("p", end=Abort("no")),), loop=Loop.DURABLE
+    )
     assert [m.id for m in run(sc, Mode.RAW).stored] == ["h1", "u1"]
 
 

@@ -36,9 +36,7 @@ def _modules() -> dict[str, Path]:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _module_level_imports(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
@@ -118,14 +116,21 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_module_walk_sees_every_layer() -> None:
     modules = _modules()
-    for name in ("guardspec.cli", "guardspec.model.messages", "guardspec.reference.guard.chain",
-                 "guardspec.properties.invariants", "guardspec.properties.symbolic"):
+    for name in (
+        "guardspec.cli",
+        "guardspec.model.messages",
+        "guardspec.reference.guard.chain",
+        "guardspec.properties.invariants",
+        "guardspec.properties.symbolic",
+    ):
         assert name in modules, name
 
 
 def test_a_cycle_is_found_and_an_import_inside_a_function_is_not_an_edge() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    tree = ast.parse("import a\nif TYPE_CHECKING:\n    import b\ndef f():\n    import c\ntry:\n    import d\nexcept ImportError:\n    pass\n")
+    tree = ast.parse(
+        "import a\nif TYPE_CHECKING:\n    import b\ndef f():\n    import c\ntry:\n    import d\nexcept ImportError:\n    pass\n"
+    )
     assert [n.names[0].name for n in _module_level_imports(tree.body)] == ["a", "d"]
 
 

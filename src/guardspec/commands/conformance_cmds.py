@@ -63,9 +63,18 @@ def _comparison(compare: tuple[str, ...], normalise: str | None, compare_file: s
 
 
 COMPARE_OPTS = [
-    click.option("--compare", "compare", multiple=True, metavar="FIELD=MODE", help="Per-field comparison: full, ids or ignore (repeatable)."),
-    click.option("--normalise", type=click.Choice(["ids", "mastra", "none"]), default=None, help="Renaming of implementation-chosen values (default ids)."),
-    click.option("--compare-file", type=click.Path(dir_okay=False), default=None, help="A comparison object (docs/schemas/comparison.schema.json)."),
+    click.option(
+        "--compare", "compare", multiple=True, metavar="FIELD=MODE", help="Per-field comparison: full, ids or ignore (repeatable)."
+    ),
+    click.option(
+        "--normalise",
+        type=click.Choice(["ids", "mastra", "none"]),
+        default=None,
+        help="Renaming of implementation-chosen values (default ids).",
+    ),
+    click.option(
+        "--compare-file", type=click.Path(dir_okay=False), default=None, help="A comparison object (docs/schemas/comparison.schema.json)."
+    ),
 ]
 
 
@@ -98,23 +107,55 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
 
 @click.command("diff")
 @click.option("--impl", "impl", required=True, help='The implementation\'s command line, e.g. "guardspec serve".')
-@click.option("--examples", type=click.IntRange(min=1), default=300, show_default=True, help="Generated scenarios (the default campaign: 300, as mastra-diff's).")
+@click.option(
+    "--examples",
+    type=click.IntRange(min=1),
+    default=300,
+    show_default=True,
+    help="Generated scenarios (the default campaign: 300, as mastra-diff's).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Implementation processes in parallel.")
 @click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True, help="Seconds.")
-@click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Results (results.jsonl) and shrunk vectors go here; resumes a campaign found there.")
-@click.option("--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]), help="Modes to run (default: all the implementation declares).")
-@click.option("--known", "known_file", type=click.Path(dir_okay=False), default=None, help="Known discrepancies to skip (each with its reason).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Results (results.jsonl) and shrunk vectors go here; resumes a campaign found there.",
+)
+@click.option(
+    "--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]), help="Modes to run (default: all the implementation declares)."
+)
+@click.option(
+    "--known", "known_file", type=click.Path(dir_okay=False), default=None, help="Known discrepancies to skip (each with its reason)."
+)
 @click.option("--no-shrink", is_flag=True, help="Do not shrink disagreements.")
-@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=120.0, show_default=True, help="Time for shrinking one disagreement.")
+@click.option(
+    "--shrink-seconds", type=click.FloatRange(min=0), default=120.0, show_default=True, help="Time for shrinking one disagreement."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_with_compare
-def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out: str | None, modes: tuple, known_file: str | None,
-             no_shrink: bool, shrink_seconds: float, as_json: bool, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
+def diff_cmd(
+    impl: str,
+    examples: int,
+    seed: int,
+    jobs: int,
+    timeout: float,
+    out: str | None,
+    modes: tuple,
+    known_file: str | None,
+    no_shrink: bool,
+    shrink_seconds: float,
+    as_json: bool,
+    compare: tuple,
+    normalise: str | None,
+    compare_file: str | None,
+) -> None:
     """A differential campaign: generated scenarios on the implementation and on the model."""
     # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
-    from guardspec.conformance.known import load_known
     from guardspec.conformance.campaign import run_campaign
+    from guardspec.conformance.known import load_known
 
     if not impl.strip():
         _bad("--impl: a command line")
@@ -123,8 +164,19 @@ def diff_cmd(impl: str, examples: int, seed: int, jobs: int, timeout: float, out
         known = load_known(known_file) if known_file else []
     except BadArguments as e:
         _bad(str(e))
-    cfg = Config(impl=impl, examples=examples, seed=seed, jobs=jobs, timeout=timeout, out=Path(out) if out else None,
-                 modes=tuple(modes) or None, comparison=cmp, known=known, shrink=not no_shrink, shrink_seconds=shrink_seconds)
+    cfg = Config(
+        impl=impl,
+        examples=examples,
+        seed=seed,
+        jobs=jobs,
+        timeout=timeout,
+        out=Path(out) if out else None,
+        modes=tuple(modes) or None,
+        comparison=cmp,
+        known=known,
+        shrink=not no_shrink,
+        shrink_seconds=shrink_seconds,
+    )
     try:
         with Progress() as progress:
             tasks = CampaignTasks(progress, "diff", examples)
@@ -151,8 +203,16 @@ def report_json(report: Any) -> dict:
         "seconds": round(report.seconds, 2),
         "firstDisagreementAt": report.first_disagreement_at,
         "found": [
-            {"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "explain": f.explain,
-             "messages": f.messages, "processors": f.processors, "tried": f.tried}
+            {
+                "signature": f.signature,
+                "count": f.count,
+                "first": f.line,
+                "vector": f.vector,
+                "explain": f.explain,
+                "messages": f.messages,
+                "processors": f.processors,
+                "tried": f.tried,
+            }
             for f in report.found.values()
         ],
         "problems": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.problems[:200]],
@@ -165,11 +225,19 @@ def report_json(report: Any) -> dict:
 def print_report(report: Any, console: Any, census: bool = True) -> None:
     """The campaign's summary, its disagreements, and (``census``) its shape census last."""
     h = report.hello or {}
-    console.print(f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
-                  f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s", markup=False, highlight=False)
+    console.print(
+        f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
+        f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s",
+        markup=False,
+        highlight=False,
+    )
     if report.by_loop:
-        console.print("  by loop: " + "; ".join(f"{loop}: {' '.join(f'{k} {v}' for k, v in sorted(c.items()))}" for loop, c in sorted(report.by_loop.items())),
-                      markup=False, highlight=False)
+        console.print(
+            "  by loop: "
+            + "; ".join(f"{loop}: {' '.join(f'{k} {v}' for k, v in sorted(c.items()))}" for loop, c in sorted(report.by_loop.items())),
+            markup=False,
+            highlight=False,
+        )
     if report.found:
         t = Table(title="disagreements and problems (each shrunk)")
         for c in ("signature", "cases", "first difference", "shrunk to", "vector"):
@@ -180,14 +248,19 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
         console.print(t)
     for r in report.problems[:20]:
         p = r.get("problem") or {}
-        console.print(f"  case {r['case']} {r['mode']}: {p.get('kind')}: {p.get('path')}: {p.get('expected')}", markup=False, highlight=False)
+        console.print(
+            f"  case {r['case']} {r['mode']}: {p.get('kind')}: {p.get('path')}: {p.get('expected')}", markup=False, highlight=False
+        )
     if len(report.problems) > 20:
         console.print(f"  … {len(report.problems) - 20} more problems in results.jsonl")
     if report.model_errors:
         r = report.model_errors[0]
-        console.print(f"[yellow]{len(report.model_errors)} cases not judged: the reference itself failed on them "
-                      f"(first: case {r['case']} {r['mode']}: {(r.get('problem') or {}).get('expected', '')[:160]})[/yellow]",
-                      markup=True, highlight=False)
+        console.print(
+            f"[yellow]{len(report.model_errors)} cases not judged: the reference itself failed on them "
+            f"(first: case {r['case']} {r['mode']}: {(r.get('problem') or {}).get('expected', '')[:160]})[/yellow]",
+            markup=True,
+            highlight=False,
+        )
     if census and report.census is not None:
         console.print(report.census.table("shape census of the scenarios"))
 
@@ -203,7 +276,9 @@ def vectors_group() -> None:
 @click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True)
 @click.option("--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]))
 @_with_compare
-def vectors_check_cmd(impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None) -> None:
+def vectors_check_cmd(
+    impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None
+) -> None:
     """Run the vectors on an implementation and print a table."""
     cmp = _comparison(compare, normalise, compare_file)
     targets = [Path(p) for p in paths] or [Path(DEFAULT_VECTORS)]
@@ -245,7 +320,9 @@ def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, m
 @vectors_group.command("generate")
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False, exists=True), default="examples", show_default=True)
 @click.option("--out", "out", type=click.Path(file_okay=False), default=DEFAULT_VECTORS, show_default=True)
-@click.option("--generated", type=click.IntRange(min=0), default=40, show_default=True, help="Generated vectors of distinct outcome shapes.")
+@click.option(
+    "--generated", type=click.IntRange(min=0), default=40, show_default=True, help="Generated vectors of distinct outcome shapes."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int) -> None:
     """Write the vectors from the reference: the examples' scenarios, plus generated ones."""
@@ -301,7 +378,11 @@ def bench_harness(seconds: float = 1.0, window: int = 512) -> dict:
     # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.cases import judge
 
-    req = {"kind": "run", "mode": "guarded", "scenario": {"guardspec": 1, "agent": {"id": "a"}, "call": {"loop": "generate", "messages": ["hi"]}}}
+    req = {
+        "kind": "run",
+        "mode": "guarded",
+        "scenario": {"guardspec": 1, "agent": {"id": "a"}, "call": {"loop": "generate", "messages": ["hi"]}},
+    }
     expected = {"guardspec": 1, "outcome": {"kind": "answered"}}
     cmp = Comparison()
     with Impl([sys.executable, "-m", "guardspec.conformance.echo"], window=window) as im:

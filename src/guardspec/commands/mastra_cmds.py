@@ -31,11 +31,21 @@ def _adapter_or_exit() -> None:
 
 @click.command("mastra-diff")
 @click.option("--ops", "ops", type=click.IntRange(min=0), default=2000, show_default=True, help="MessageList op sequences.")
-@click.option("--scenarios", type=click.IntRange(min=0), default=300, show_default=True, help="Raw scenarios (the diff generators, three loops).")
+@click.option(
+    "--scenarios", type=click.IntRange(min=0), default=300, show_default=True, help="Raw scenarios (the diff generators, three loops)."
+)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Adapter processes for the raw scenarios.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Results (ops/ and raw/: results.jsonl) and shrunk vectors go here.")
-@click.option("--shrink-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Time for shrinking one disagreement.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Results (ops/ and raw/: results.jsonl) and shrunk vectors go here.",
+)
+@click.option(
+    "--shrink-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Time for shrinking one disagreement."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str | None, shrink_seconds: float, as_json: bool) -> None:
     """The model against real Mastra: op sequences, and raw scenarios through the diff harness."""
@@ -45,8 +55,15 @@ def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str
     _adapter_or_exit()
     try:
         with Progress() as progress:
-            report = run_diff(ops=ops, scenarios=scenarios, seed=seed, out=Path(out_dir) if out_dir else None, jobs=jobs,
-                              progress=progress, shrink_seconds=shrink_seconds)
+            report = run_diff(
+                ops=ops,
+                scenarios=scenarios,
+                seed=seed,
+                out=Path(out_dir) if out_dir else None,
+                jobs=jobs,
+                progress=progress,
+                shrink_seconds=shrink_seconds,
+            )
     except BadArguments as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
@@ -60,11 +77,17 @@ def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str
 def report_json(report: Any) -> dict:
     o = report.ops
     return {
-        "ops": {"cases": o.cases, "counts": o.counts, "seconds": round(o.seconds, 2),
-                "found": [{"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "ops": f.messages, "tried": f.tried}
-                          for f in o.found.values()],
-                "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]],
-                "census": o.census.to_json() if o.census else None},
+        "ops": {
+            "cases": o.cases,
+            "counts": o.counts,
+            "seconds": round(o.seconds, 2),
+            "found": [
+                {"signature": f.signature, "count": f.count, "first": f.line, "vector": f.vector, "ops": f.messages, "tried": f.tried}
+                for f in o.found.values()
+            ],
+            "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]],
+            "census": o.census.to_json() if o.census else None,
+        },
         "raw": raw_json(report.raw) if report.raw else None,
         "seconds": round(report.seconds, 2),
     }
@@ -72,8 +95,11 @@ def report_json(report: Any) -> dict:
 
 def print_report(report: Any, console: Any) -> None:
     o = report.ops
-    console.print(f"op sequences: {o.cases} cases, {' '.join(f'{k} {v}' for k, v in sorted(o.counts.items())) or 'none'}, {o.seconds:.1f} s",
-                  markup=False, highlight=False)
+    console.print(
+        f"op sequences: {o.cases} cases, {' '.join(f'{k} {v}' for k, v in sorted(o.counts.items())) or 'none'}, {o.seconds:.1f} s",
+        markup=False,
+        highlight=False,
+    )
     if o.found:
         t = Table(title="op-sequence disagreements and problems (each shrunk)")
         for c in ("signature", "cases", "first difference", "shrunk to", "vector"):
@@ -90,7 +116,9 @@ def print_report(report: Any, console: Any) -> None:
         console.print(o.census.table("shape census of the op sequences"))
     if report.raw is not None and report.raw.census is not None:
         console.print(report.raw.census.table("shape census of the raw scenarios"))
-    console.print(f"mastra-diff: {'no disagreement' if report.ok else 'DISAGREEMENTS'}, {report.seconds:.1f} s", markup=False, highlight=False)
+    console.print(
+        f"mastra-diff: {'no disagreement' if report.ok else 'DISAGREEMENTS'}, {report.seconds:.1f} s", markup=False, highlight=False
+    )
 
 
 @click.command("mastra-replay")
@@ -150,8 +178,28 @@ def bench_section(console: Any, seconds: float) -> None:
     t = Table(title="model against real Mastra (same inputs, same run)")
     for col in ("what", "model /s", "real Mastra /s", "ratio model/Mastra"):
         t.add_column(col)
-    t.add_row(f"op sequences ({f['op_sequences']}), Node in process", f"{f['ops_per_s_python']:,.0f}", f"{f['ops_per_s_node_in_process']:,.0f}", f"{f['ops_per_s_python'] / f['ops_per_s_node_in_process']:.2f}")
-    t.add_row("op sequences, Node over the pipe", f"{f['ops_per_s_python']:,.0f}", f"{f['ops_per_s_node_over_pipe']:,.0f}", f"{f['ops_per_s_python'] / f['ops_per_s_node_over_pipe']:.2f}")
-    t.add_row(f"raw scenarios ({f['raw_scenarios']}), interpreter vs Agent.generate", f"{f['raw_per_s_interpreter']:,.0f}", f"{f['raw_per_s_mastra_generate']:,.0f}", f"{f['raw_per_s_interpreter'] / f['raw_per_s_mastra_generate']:.0f}x")
-    t.add_row("raw scenarios, with the JSON round trip", f"{f['raw_per_s_python']:,.0f}", f"{f['raw_per_s_mastra_generate']:,.0f}", f"{f['raw_per_s_python'] / f['raw_per_s_mastra_generate']:.0f}x")
+    t.add_row(
+        f"op sequences ({f['op_sequences']}), Node in process",
+        f"{f['ops_per_s_python']:,.0f}",
+        f"{f['ops_per_s_node_in_process']:,.0f}",
+        f"{f['ops_per_s_python'] / f['ops_per_s_node_in_process']:.2f}",
+    )
+    t.add_row(
+        "op sequences, Node over the pipe",
+        f"{f['ops_per_s_python']:,.0f}",
+        f"{f['ops_per_s_node_over_pipe']:,.0f}",
+        f"{f['ops_per_s_python'] / f['ops_per_s_node_over_pipe']:.2f}",
+    )
+    t.add_row(
+        f"raw scenarios ({f['raw_scenarios']}), interpreter vs Agent.generate",
+        f"{f['raw_per_s_interpreter']:,.0f}",
+        f"{f['raw_per_s_mastra_generate']:,.0f}",
+        f"{f['raw_per_s_interpreter'] / f['raw_per_s_mastra_generate']:.0f}x",
+    )
+    t.add_row(
+        "raw scenarios, with the JSON round trip",
+        f"{f['raw_per_s_python']:,.0f}",
+        f"{f['raw_per_s_mastra_generate']:,.0f}",
+        f"{f['raw_per_s_python'] / f['raw_per_s_mastra_generate']:.0f}x",
+    )
     console.print(t)

@@ -161,6 +161,7 @@ def verify_section(console: Console) -> bool:
     for col in ("strategy", "sequences", "calls", "violations"):
         table.add_column(col)
     ok = True
+
     def sample(strat):
         stats = {"seq": 0, "calls": 0}
         bad: list[str] = []

@@ -18,10 +18,18 @@ from rich.console import Console
 from rich.table import Table
 
 from guardspec.progress import Progress
-
 from guardspec.properties.symbolic.claims import CLAIMS
 from guardspec.properties.symbolic.exhaustive import bench_proofs, enumerate_scope, verdicts_agree
-from guardspec.properties.symbolic.prove import COUNTEREXAMPLE, PROVEN, Verdict, assumptions_satisfiable, prove as prove_scope, refute_mutant
+from guardspec.properties.symbolic.prove import (
+    COUNTEREXAMPLE,
+    PROVEN,
+    Verdict,
+    assumptions_satisfiable,
+    refute_mutant,
+)
+from guardspec.properties.symbolic.prove import (
+    prove as prove_scope,
+)
 from guardspec.properties.symbolic.sample import count_choices
 from guardspec.properties.symbolic.scope import Scope
 from guardspec.properties.symbolic.switches import MUTANT_SWITCHES, OUT_OF_SCOPE, SURVIVORS
@@ -39,7 +47,9 @@ def describe(v: Verdict) -> str:
     sc = v.scenario
     lines = [f"  {v.name} counterexample ({v.mode}): {sc.name}"]
     call = sc.call
-    lines.append(f"    loop {call.loop.value}, actor role {call.actor.role}, title generation {'on' if sc.agent.memory.generate_title else 'off'}, mapping {'on' if sc.agent.client_tools[0].mapping else 'off'}")
+    lines.append(
+        f"    loop {call.loop.value}, actor role {call.actor.role}, title generation {'on' if sc.agent.memory.generate_title else 'off'}, mapping {'on' if sc.agent.client_tools[0].mapping else 'off'}"
+    )
     lines.append(f"    stored: {[(m.id, m.role.value, m.text() or '-') for m in sc.threads.threads[0].messages]}")
     lines.append(f"    caller: {[(m.id, m.role.value, m.text() or 'tool outcome') for m in call.messages]}")
     if call.context:
@@ -71,8 +81,12 @@ def _verdict_table(verdicts: list[Verdict], title: str) -> Table:
 @click.option("--timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True, help="Seconds per invariant.")
 @click.option("--mode", type=click.Choice(["guarded", "raw"]), default="guarded", show_default=True)
 @click.option("--invariant", "names", multiple=True, help="Only these (I1..I10); repeatable.")
-@click.option("--call-context/--no-call-context", default=True, show_default=True, help="Let a slot start as a context message the caller passes.")
-@click.option("--mutants", is_flag=True, help="Also refute each semantic mutant (properties/mutants.py) with z3, replayed under the mutant.")
+@click.option(
+    "--call-context/--no-call-context", default=True, show_default=True, help="Let a slot start as a context message the caller passes."
+)
+@click.option(
+    "--mutants", is_flag=True, help="Also refute each semantic mutant (properties/mutants.py) with z3, replayed under the mutant."
+)
 @click.option("--enumerate", "enum", is_flag=True, help="Also enumerate the same scope through the interpreter (small bounds only).")
 def prove(n: int, k: int, j: int, timeout: float, mode: str, names: tuple[str, ...], call_context: bool, mutants: bool, enum: bool) -> None:
     """Prove I1-I10 on a bounded scope with z3; replay every counterexample."""
@@ -104,7 +118,10 @@ def prove(n: int, k: int, j: int, timeout: float, mode: str, names: tuple[str, .
         found = [x.name for x in verdicts if x.name in I12_EXPECTED and x.replayed]
         expected = [x for x in I12_EXPECTED if x in asked]
         ok = found == expected
-        console.print(f"I12: raw counterexamples found and replayed for {', '.join(found) or 'none'}" + (" (as I12 expects)" if ok else f"; expected {', '.join(expected)}"))
+        console.print(
+            f"I12: raw counterexamples found and replayed for {', '.join(found) or 'none'}"
+            + (" (as I12 expects)" if ok else f"; expected {', '.join(expected)}")
+        )
     if mutants:
         _mutant_table(console, scope, timeout)
     if enum:
@@ -158,7 +175,9 @@ def _enumeration(console: Console, scope: Scope, mode: str) -> None:
         return
     en = enumerate_scope(scope, mode)
     z3_s = sum(v.seconds for v in prove_scope(scope, mode, list(en.violations), replay_counterexamples=False))
-    console.print(f"enumeration: {en.calls} calls through the interpreter in {en.seconds:.2f}s (z3 {z3_s:.2f}s); violations {en.violations}")
+    console.print(
+        f"enumeration: {en.calls} calls through the interpreter in {en.seconds:.2f}s (z3 {z3_s:.2f}s); violations {en.violations}"
+    )
     if en.disagreements:
         console.print(f"[red]{len(en.disagreements)} call(s) where the encoding and the interpreter disagree[/red]")
     for line in verdicts_agree(en):
@@ -192,4 +211,4 @@ def verify_section(console: Console) -> bool:
 
 COMMANDS = [prove]
 
-__all__ = ["COMMANDS", "prove", "bench_proofs", "bench_section", "verify_section", "describe"]
+__all__ = ["COMMANDS", "bench_proofs", "bench_section", "describe", "prove", "verify_section"]

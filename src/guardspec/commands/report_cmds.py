@@ -22,8 +22,9 @@ def _root() -> Path:
     return here if (here / "reference").is_dir() and (here / "examples").is_dir() else repo_root()
 
 
-def write_report(out: str, breakwater: str | None = None, echo: Any = click.echo, extra: dict | None = None,
-                 mutants: tuple[str, ...] | None = None) -> Any:
+def write_report(
+    out: str, breakwater: str | None = None, echo: Any = click.echo, extra: dict | None = None, mutants: tuple[str, ...] | None = None
+) -> Any:
     """Measure and write the report into ``out``; print each part's time and the total."""
     # deferred: the report runs every section (the reference, Hypothesis, z3), heavy; kept out of `guardspec --help`
     from guardspec.report.build import build
@@ -39,12 +40,31 @@ def write_report(out: str, breakwater: str | None = None, echo: Any = click.echo
 
 
 @click.command("report")
-@click.option("--out", "out", type=click.Path(file_okay=False), default="report", show_default=True, help="Folder for report.html, report.md and the SVG files.")
-@click.option("--breakwater", "breakwater", default=None, metavar="MODULE",
-              help="A Breakwater build for adapters/breakwater (default: $BREAKWATER_MODULE; none: that section says not run).")
-@click.option("--profile", type=click.Choice(["dev", "ci", "campaign"]), default="ci", show_default=True, help="Hypothesis settings profile.")
-@click.option("--mutants", "mutants", default=None, metavar="NAME,...",
-              help="Run only these mutants (killed by the properties, refuted by z3); the page says how many of all were run. Default: every mutant.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default="report",
+    show_default=True,
+    help="Folder for report.html, report.md and the SVG files.",
+)
+@click.option(
+    "--breakwater",
+    "breakwater",
+    default=None,
+    metavar="MODULE",
+    help="A Breakwater build for adapters/breakwater (default: $BREAKWATER_MODULE; none: that section says not run).",
+)
+@click.option(
+    "--profile", type=click.Choice(["dev", "ci", "campaign"]), default="ci", show_default=True, help="Hypothesis settings profile."
+)
+@click.option(
+    "--mutants",
+    "mutants",
+    default=None,
+    metavar="NAME,...",
+    help="Run only these mutants (killed by the properties, refuted by z3); the page says how many of all were run. Default: every mutant.",
+)
 def report_cmd(out: str, breakwater: str | None, profile: str, mutants: str | None) -> None:
     """Measure and write the review report: the chain drawn, clause coverage, proofs, mutants,
     differential results, findings and counterexample timelines (HTML and Markdown)."""
@@ -59,7 +79,10 @@ def report_cmd(out: str, breakwater: str | None, profile: str, mutants: str | No
         chosen = tuple(n.strip() for n in mutants.split(",") if n.strip())
         unknown = [n for n in chosen if n not in MUTANTS]
         if unknown or not chosen:
-            click.echo(f"error: --mutants: expected mutant names from `guardspec mutants --list`; unknown: {', '.join(unknown) or '(none given)'}", err=True)
+            click.echo(
+                f"error: --mutants: expected mutant names from `guardspec mutants --list`; unknown: {', '.join(unknown) or '(none given)'}",
+                err=True,
+            )
             sys.exit(2)
     os.environ["GUARDSPEC_PROFILE"] = profile
     write_report(out, breakwater, mutants=chosen)

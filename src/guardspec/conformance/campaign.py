@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from attrs import define, field
 
@@ -81,8 +82,13 @@ def _modes(cfg: Config, hello: dict) -> tuple[str, ...]:
     return tuple(cfg.modes)
 
 
-def run_campaign(cfg: Config, progress: Callable[[int, dict], None] | None = None, on_start: Callable[[int, int], None] | None = None,
-                 on_shrink: Callable[[int, int, str], None] | None = None, on_generate: Callable[[int], None] | None = None) -> Report:
+def run_campaign(
+    cfg: Config,
+    progress: Callable[[int, dict], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_shrink: Callable[[int, int, str], None] | None = None,
+    on_generate: Callable[[int], None] | None = None,
+) -> Report:
     """Run the campaign. ``on_generate(drawn)`` while the scenarios are drawn,
     ``on_start(total, already_done)``, then ``progress(done, counts)``;
     ``on_shrink(done, total, signature)`` before each shrink and once after the last."""
@@ -148,19 +154,34 @@ def _collect(report: Report, records: list[dict], scenarios: list[dict]) -> None
         if s < f.first_size:
             f.first, f.first_size = rec, s
             d = rec.get("differences")
-            f.line = (f"{d[0]['path']}: model {json.dumps(d[0].get('expected') or d[0]['model'])[:90]} | impl {json.dumps(d[0]['impl'])[:90]}" if d
-                      else f"{rec['problem']['path']}: {rec['problem']['expected']}"[:200])
+            f.line = (
+                f"{d[0]['path']}: model {json.dumps(d[0].get('expected') or d[0]['model'])[:90]} | impl {json.dumps(d[0]['impl'])[:90]}"
+                if d
+                else f"{rec['problem']['path']}: {rec['problem']['expected']}"[:200]
+            )
 
 
-def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: ResultsWriter, before: dict,
-                on_shrink: Callable[[int, int, str], None] | None = None) -> None:
+def _shrink_all(
+    report: Report,
+    scenarios: list[dict],
+    hello: dict,
+    writer: ResultsWriter,
+    before: dict,
+    on_shrink: Callable[[int, int, str], None] | None = None,
+) -> None:
     cfg = report.config
     for k, (sig, f) in enumerate(report.found.items()):
         if on_shrink:
             on_shrink(k, len(report.found), sig)
         if sig in before:
             b = before[sig]
-            f.vector, f.explain, f.messages, f.processors, f.tried = b.get("vector"), b.get("explain"), b.get("messages"), b.get("processors"), b.get("tried", 0)
+            f.vector, f.explain, f.messages, f.processors, f.tried = (
+                b.get("vector"),
+                b.get("explain"),
+                b.get("messages"),
+                b.get("processors"),
+                b.get("tried", 0),
+            )
             continue
         rec = f.first
         assert rec is not None
@@ -181,8 +202,19 @@ def _shrink_all(report: Report, scenarios: list[dict], hello: dict, writer: Resu
         if cfg.out is not None and final is not None:
             v, mo, ans = final
             f.vector, f.explain = write_vector(cfg.out / "vectors", small, mode, sig, mo, ans, v, cfg, rec)
-        writer.write({"type": "shrunk", "signature": sig, "case": rec["case"], "mode": mode, "vector": f.vector, "explain": f.explain,
-                      "messages": f.messages, "processors": f.processors, "tried": tried})
+        writer.write(
+            {
+                "type": "shrunk",
+                "signature": sig,
+                "case": rec["case"],
+                "mode": mode,
+                "vector": f.vector,
+                "explain": f.explain,
+                "messages": f.messages,
+                "processors": f.processors,
+                "tried": tried,
+            }
+        )
     if on_shrink and report.found:
         on_shrink(len(report.found), len(report.found), "")
 

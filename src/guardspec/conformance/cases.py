@@ -137,4 +137,4 @@ def processor_count(sj: Any) -> int:
         return 0
 
 
-__all__ = ["Verdict", "judge", "model_observation", "scenario_hash", "message_count", "loop_of", "processor_count", "coarse"]
+__all__ = ["Verdict", "coarse", "judge", "loop_of", "message_count", "model_observation", "processor_count", "scenario_hash"]

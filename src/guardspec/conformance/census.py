@@ -17,9 +17,10 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 from attrs import define, field
 from rich.table import Table
@@ -66,8 +67,13 @@ issue 9 point 16): the generators' agents allow ``operator`` only, so the other 
 set are treated alike."""
 
 OUTCOME_SHAPES = (
-    "result: an object", "result: an object holding value", "result: a string", "result: another value",
-    "errorText: a string", "errorText: an object", "errorText: another value",
+    "result: an object",
+    "result: an object holding value",
+    "result: a string",
+    "result: another value",
+    "errorText: a string",
+    "errorText: an object",
+    "errorText: another value",
 )
 """What a tool part's outcome holds (M12, docs/mastra-measurements.md k58, k59): a string result
 is sent as a text output, any other as JSON, an object holding ``value`` as that value (k60:
@@ -77,6 +83,7 @@ SDK's error message of it (falsy values as ``""``, others as JSON text)."""
 APPROVAL_SHAPES = ("approved with a reason", "denied with a reason")
 """A tool part's approval (G11 reading, issue 9 point 10: an approval-responded reason is not
 read, a denied reason is read unquoted)."""
+
 
 @lru_cache(maxsize=1)
 def _schema() -> dict:
@@ -94,7 +101,9 @@ def supported() -> dict[str, tuple[str, ...]]:
     d = _schema()
     ret = d["returnValue"]["oneOf"]
     returns = tuple(ret[0]["enum"]) + tuple(_required_keys(ret[1:]))
-    endings = tuple(f"return {r}" if k == "return" else k for k in _required_keys(d["end"]["oneOf"]) for r in (returns if k == "return" else ("",)))
+    endings = tuple(
+        f"return {r}" if k == "return" else k for k in _required_keys(d["end"]["oneOf"]) for r in (returns if k == "return" else ("",))
+    )
     mapping = d["agent"]["properties"]["clientTools"]["items"]["properties"]["mapping"]["oneOf"][1]["properties"]["kind"]["enum"]
     return {
         "loop": tuple(d["call"]["properties"]["loop"]["enum"]),
@@ -178,7 +187,15 @@ def _actor_shape(a: Any) -> str:
     if not isinstance(a, dict):
         return "none"
     k = a.get("kind")
-    return "no kind" if k is None else k if k in ("human", "service") else "another kind Breakwater knows" if k in ("agent", "system") else "a kind Breakwater does not know"
+    return (
+        "no kind"
+        if k is None
+        else k
+        if k in ("human", "service")
+        else "another kind Breakwater knows"
+        if k in ("agent", "system")
+        else "a kind Breakwater does not know"
+    )
 
 
 def _role_shape(r: str) -> str:
@@ -266,7 +283,13 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
         if isinstance(v, str) and len(path) > 1 and path[-1] == "message":  # addSystem given a string
             out.add(("system entry", "string"))
         # a returned systemMessages entry that is no entry is given as {"value": ...}
-        if len(path) > 3 and path[-4:-2] == ("systemMessages", "entries") and path[-1] == "value" and isinstance(v, dict) and v.get("$undefined"):
+        if (
+            len(path) > 3
+            and path[-4:-2] == ("systemMessages", "entries")
+            and path[-1] == "value"
+            and isinstance(v, dict)
+            and v.get("$undefined")
+        ):
             out.add(("system entry", "undefined"))
     if not any(c == "provider options" for c, _ in out):
         out.add(("provider options", "absent"))
@@ -302,8 +325,11 @@ class Census:
         return [(c, s) for c, s, n, ok in self.rows() if ok and n == 0]
 
     def to_json(self) -> dict:
-        return {"scenarios": self.scenarios, "shapes": [{"category": c, "shape": s, "scenarios": n, "supported": ok} for c, s, n, ok in self.rows()],
-                "zeros": [f"{c}: {s}" for c, s in self.zeros()]}
+        return {
+            "scenarios": self.scenarios,
+            "shapes": [{"category": c, "shape": s, "scenarios": n, "supported": ok} for c, s, n, ok in self.rows()],
+            "zeros": [f"{c}: {s}" for c, s in self.zeros()],
+        }
 
     def table(self, title: str = "shape census") -> Any:
         t = Table(title=f"{title} ({self.scenarios} scenarios)")
@@ -324,5 +350,16 @@ def census_of(scenarios: Iterable[Any], shapes: dict | None = None, reader: Any 
     return c
 
 
-__all__ = ["Census", "census_of", "shapes_of", "supported", "SYSTEM_SHAPES", "PROVIDER_SHAPES", "NAMESPACES_READ", "FILE_DATA_SHAPES",
-           "ACTOR_SHAPES", "ROLE_SHAPES", "APPROVAL_SHAPES"]
+__all__ = [
+    "ACTOR_SHAPES",
+    "APPROVAL_SHAPES",
+    "FILE_DATA_SHAPES",
+    "NAMESPACES_READ",
+    "PROVIDER_SHAPES",
+    "ROLE_SHAPES",
+    "SYSTEM_SHAPES",
+    "Census",
+    "census_of",
+    "shapes_of",
+    "supported",
+]

@@ -150,7 +150,9 @@ IDS_PROJECTION = {
     "result": lambda r: {k: r.get(k) for k in ("messages", "rememberedMessages")} if isinstance(r, dict) else r,
     "list": lambda l: (
         {
-            "messages": [[lm.get("message", {}).get("id"), lm.get("sources")] if isinstance(lm, dict) else lm for lm in l.get("messages", [])],
+            "messages": [
+                [lm.get("message", {}).get("id"), lm.get("sources")] if isinstance(lm, dict) else lm for lm in l.get("messages", [])
+            ],
             "untagged": len(l.get("untagged", [])),
             "tagged": [[b[0], len(b[1])] if isinstance(b, list) and len(b) == 2 else b for b in l.get("tagged", [])],
         }
@@ -336,14 +338,14 @@ def coarse(path: str) -> str:
 
 
 __all__ = [
-    "Comparison",
-    "ComparisonError",
     "DEFAULT_ALLOW",
-    "Difference",
     "FIELDS",
     "MODES",
-    "comparison_from_json",
+    "Comparison",
+    "ComparisonError",
+    "Difference",
     "compared_fields",
+    "comparison_from_json",
     "differences",
     "first_difference",
     "rename_generated_ids",

@@ -4,7 +4,8 @@ list for the same seed and size."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from guardspec.model import codec
 
@@ -42,8 +43,15 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
 
     def round_(r: int, k: int) -> None:
         @hseed(seed if r == 0 else seed * 1000 + r)
-        @settings(max_examples=k, database=None, deadline=None, derandomize=False, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck), print_blob=False)
+        @settings(
+            max_examples=k,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
         @given(strategy)
         def collect(x: Any) -> None:
             if len(out) >= n:

@@ -36,7 +36,15 @@ def main() -> int:
                 out.append(b'{"id":null,"status":"errored","detail":"$: expected a JSON object"}\n')
                 continue
             if kind == "hello" or kind == "start":
-                rep = {"id": rid, "status": "ok", "protocol": 1, "implementation": "echo", "version": "1", "modes": ["raw", "guarded"], "fields": ["outcome"]}
+                rep = {
+                    "id": rid,
+                    "status": "ok",
+                    "protocol": 1,
+                    "implementation": "echo",
+                    "version": "1",
+                    "modes": ["raw", "guarded"],
+                    "fields": ["outcome"],
+                }
             elif kind == "stop":
                 rep, stop = {"id": rid, "status": "ok"}, True
             elif kind == "run":

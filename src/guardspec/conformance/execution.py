@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .cases import Verdict, judge, loop_of, model_observation
 from .impl import Answer, Impl

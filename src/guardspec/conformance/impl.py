@@ -19,12 +19,14 @@ import shlex
 import subprocess
 import threading
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from attrs import define, field
 
-from .wire import Problem, check_hello, parse_line
 from guardspec.processes import kill_process
+
+from .wire import Problem, check_hello, parse_line
 
 _EOF = object()
 
@@ -98,7 +100,9 @@ class Impl:
                 bufsize=0,
             )
         except OSError as e:
-            raise StartFailed(Problem("start-failed", "$", f"a command that can be started: {' '.join(self.command)}: {e.strerror}")) from None
+            raise StartFailed(
+                Problem("start-failed", "$", f"a command that can be started: {' '.join(self.command)}: {e.strerror}")
+            ) from None
         self._proc = proc
         lines: queue.Queue = queue.Queue()
         out: queue.Queue = queue.Queue()
@@ -235,7 +239,7 @@ class Impl:
         inflight: collections.deque = collections.deque()  # sent, unanswered, in order
         sent_at: dict[int, float] = {}
         while todo or inflight:
-            if self._proc is None or self._proc.poll() is not None and not inflight:
+            if self._proc is None or (self._proc.poll() is not None and not inflight):
                 try:
                     self.start()
                 except StartFailed as e:
@@ -283,7 +287,9 @@ class Impl:
                     i = index[rid]
                     answers[i] = Answer(
                         reply=obj,
-                        problem=Problem("out-of-order", "$.id", f"the reply to request {ids[head]} first (replies come in request order), got {rid}"),
+                        problem=Problem(
+                            "out-of-order", "$.id", f"the reply to request {ids[head]} first (replies come in request order), got {rid}"
+                        ),
                         seconds=now - sent_at[i],
                     )
                     inflight.remove(i)
@@ -310,4 +316,4 @@ def _tail(stderr: str) -> str:
     return f"; stderr: {' | '.join(lines)[:300]}" if lines else ""
 
 
-__all__ = ["Impl", "Answer", "Incident", "StartFailed", "split_command"]
+__all__ = ["Answer", "Impl", "Incident", "StartFailed", "split_command"]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from attrs import frozen
 
@@ -138,19 +139,28 @@ def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> di
         return None
     remembered = any(isinstance(x, dict) and x.get("id") == mid for x in thread.get("messages") or ())
     outcome = any(
-        isinstance(x, dict) and x.get("id") == mid and any(isinstance(p, dict) and p.get("type") == "tool-invocation" for p in x.get("parts") or ())
+        isinstance(x, dict)
+        and x.get("id") == mid
+        and any(isinstance(p, dict) and p.get("type") == "tool-invocation" for p in x.get("parts") or ())
         for x in call.get("messages") or ()
     )
     before = next((x.get("parts") for x in thread.get("messages") or () if isinstance(x, dict) and x.get("id") == mid), None)
     kept = impl.get("stored") if isinstance(impl, dict) else None
-    unsaved = remembered and isinstance(kept, list) and any(isinstance(x, dict) and x.get("id") == mid and x.get("parts") == before for x in kept)
+    unsaved = (
+        remembered and isinstance(kept, list) and any(isinstance(x, dict) and x.get("id") == mid and x.get("parts") == before for x in kept)
+    )
     impl_rows = impl.get(m.group(1)) if isinstance(impl, dict) and p is None else None
     row = impl_rows[i] if isinstance(impl_rows, list) and i < len(impl_rows) and isinstance(impl_rows[i], dict) else None
     row_id = row.get("id") if row is not None else None
     row_carrier = (
         row is not None
         and any(isinstance(x, dict) and x.get("id") == row_id and x.get("parts") == row.get("parts") for x in thread.get("messages") or ())
-        and any(isinstance(x, dict) and x.get("id") == row_id and any(isinstance(q, dict) and q.get("type") == "tool-invocation" for q in x.get("parts") or ()) for x in call.get("messages") or ())
+        and any(
+            isinstance(x, dict)
+            and x.get("id") == row_id
+            and any(isinstance(q, dict) and q.get("type") == "tool-invocation" for q in x.get("parts") or ())
+            for x in call.get("messages") or ()
+        )
     )
     return {"remembered": remembered, "callerOutcome": outcome, "implUnsaved": unsaved, "implRowUnsavedCarrier": row_carrier}
 

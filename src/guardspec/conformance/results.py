@@ -20,7 +20,15 @@ def results_path(cfg: Config) -> Path | None:
 
 def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
     """The first line of a results file: which campaign it belongs to."""
-    return {"type": "campaign", "guardspec": 1, "seed": cfg.seed, "examples": cfg.examples, "strategy": STRATEGY, "impl": cfg.impl, "modes": list(modes)}
+    return {
+        "type": "campaign",
+        "guardspec": 1,
+        "seed": cfg.seed,
+        "examples": cfg.examples,
+        "strategy": STRATEGY,
+        "impl": cfg.impl,
+        "modes": list(modes),
+    }
 
 
 def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:

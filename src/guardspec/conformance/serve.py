@@ -97,4 +97,4 @@ def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None, mutant: s
     return 0
 
 
-__all__ = ["serve", "answer", "hello", "KINDS"]
+__all__ = ["KINDS", "answer", "hello", "serve"]

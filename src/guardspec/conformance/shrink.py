@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from .cases import Verdict, judge, loop_of, model_observation
 from .impl import Answer, Impl
@@ -135,7 +136,6 @@ def shrink(
     return best, tried
 
 
-
 # -- a campaign's case --------------------------------------------------------------------------
 
 
@@ -153,6 +153,7 @@ def run_one(sj: dict, mode: str, impl: Impl, cfg: Config) -> tuple[Verdict, dict
 def shrink_case(sj: dict, mode: str, cause: tuple, impl: Impl, cfg: Config) -> tuple[dict, int]:
     """The smallest scenario found that still shows ``cause`` (``Verdict.cause``): the same
     first differing path and the same values there, not merely the same field."""
+
     def still_fails(batch: list[dict]) -> list[bool]:
         oks = [False] * len(batch)
         valid, models = [], []

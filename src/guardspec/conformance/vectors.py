@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from guardspec.model import codec, validation
 from guardspec.model.scenario import Scenario
 from guardspec.model.validation import FormatError, loads
 
-from .cases import loop_of, Verdict, judge, model_observation, scenario_hash
+from .cases import Verdict, judge, loop_of, model_observation, scenario_hash
 from .compare import Comparison, ComparisonError, comparison_from_json
 from .drawing import generate_scenarios
 from .impl import Impl
@@ -103,7 +103,7 @@ class Vector:
     note: str = ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator() -> Any:
     return validation.validator_for(VECTOR_SCHEMA, COMPARISON_SCHEMA)
 
@@ -284,7 +284,9 @@ class Row:
         return not self.bad and not self.stale and self.verdict is not None and self.verdict.status in ("agree", "skipped")
 
 
-def check(impl: Impl, paths: list[Path], base: Comparison | None = None, modes: tuple[str, ...] | None = None, against_model: bool = True) -> list[Row]:
+def check(
+    impl: Impl, paths: list[Path], base: Comparison | None = None, modes: tuple[str, ...] | None = None, against_model: bool = True
+) -> list[Row]:
     """Run every vector in every mode it expects (and the implementation declares)."""
     hello = impl.hello or impl.start()
     have = hello.get("modes", ["raw", "guarded"])
@@ -300,7 +302,16 @@ def check(impl: Impl, paths: list[Path], base: Comparison | None = None, modes: 
             if m not in v.expect or (modes and m not in modes):
                 continue
             if m not in have:
-                rows.append(Row(str(p), v.name, v.clauses, m, loop_of(v.scenario), Verdict("skipped", reason=f"the implementation declares modes {have}")))
+                rows.append(
+                    Row(
+                        str(p),
+                        v.name,
+                        v.clauses,
+                        m,
+                        loop_of(v.scenario),
+                        Verdict("skipped", reason=f"the implementation declares modes {have}"),
+                    )
+                )
                 continue
             jobs.append((v, m))
     answers = impl.exchange([{"kind": "run", "mode": m, "scenario": v.scenario} for v, m in jobs])
@@ -316,4 +327,16 @@ def check(impl: Impl, paths: list[Path], base: Comparison | None = None, modes: 
     return rows
 
 
-__all__ = ["Vector", "Row", "load_vector", "vector_from_json", "validate_vector", "generate", "check", "infer_clauses", "vector_paths", "VECTOR_SCHEMA", "COMPARISON_SCHEMA"]
+__all__ = [
+    "COMPARISON_SCHEMA",
+    "VECTOR_SCHEMA",
+    "Row",
+    "Vector",
+    "check",
+    "generate",
+    "infer_clauses",
+    "load_vector",
+    "validate_vector",
+    "vector_from_json",
+    "vector_paths",
+]

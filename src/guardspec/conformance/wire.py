@@ -93,7 +93,9 @@ def check_run_reply(obj: dict) -> Problem | None:
         return p
     obs = obj.get("observation")
     if not isinstance(obs, dict):
-        return Problem("garbage", "$.observation", f"a JSON object (an observation), got {_short(obs, 40) if 'observation' in obj else '<absent>'}")
+        return Problem(
+            "garbage", "$.observation", f"a JSON object (an observation), got {_short(obs, 40) if 'observation' in obj else '<absent>'}"
+        )
     if obs.get("guardspec") != 1:
         return Problem("garbage", "$.observation.guardspec", f"expected 1, got {_short(obs.get('guardspec', '<absent>'))}")
     if not isinstance(obs.get("outcome"), dict):
@@ -164,4 +166,4 @@ def declared_fields(hello: dict | None, reply: dict, mode: str, loop: str) -> tu
     return tuple(k for k in FIELDS if isinstance(obs, dict) and k in obs)
 
 
-__all__ = ["Problem", "parse_line", "check_envelope", "check_run_reply", "check_observation", "check_hello", "declared_fields", "PROTOCOL"]
+__all__ = ["PROTOCOL", "Problem", "check_envelope", "check_hello", "check_observation", "check_run_reply", "declared_fields", "parse_line"]

@@ -36,7 +36,9 @@ def explain_text(sj: dict, mode: str, header: list[str]) -> str:
     return con.export_text()
 
 
-def write_vector(out: Path, sj: dict, mode: str, sig: str, model_obs: dict, ans: Answer, v: Verdict, cfg: Config, rec: dict) -> tuple[str, str]:
+def write_vector(
+    out: Path, sj: dict, mode: str, sig: str, model_obs: dict, ans: Answer, v: Verdict, cfg: Config, rec: dict
+) -> tuple[str, str]:
     """The shrunk case as a conformance vector (vectors.py format) plus its explain text."""
     out.mkdir(parents=True, exist_ok=True)
     h = scenario_hash(sj)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 
-from guardspec.model import codec
-from guardspec.model.scenario import Mode
 from guardspec.conformance.cases import model_observation
 from guardspec.conformance.drawing import generate_scenarios
 from guardspec.conformance.impl import Impl
+from guardspec.model import codec
+from guardspec.model.scenario import Mode
 from guardspec.reference.run import run
 
 from .diff import generate_op_sequences, mastra_command

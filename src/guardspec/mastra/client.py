@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from attrs import define, field
+
 from guardspec.processes import kill_process
 
 PROTOCOL = 1

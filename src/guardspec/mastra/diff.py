@@ -22,8 +22,9 @@ import json
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from attrs import define, field
 
@@ -78,8 +79,18 @@ def generate_op_sequences(seed: int, n: int, tick: Callable[[int], None] | None 
     return draw_distinct(op_sequences(), seed, n, ops_to_wire, tick)
 
 
-def run_ops(n: int, seed: int, impl_cmd: str, known: list, out: Path | None, tick: Callable[[int, dict], None] | None = None,
-            shrink_seconds: float = 60.0, chunk: int = 64, timeout: float = 30.0, on_generate: Callable[[int], None] | None = None) -> OpsReport:
+def run_ops(
+    n: int,
+    seed: int,
+    impl_cmd: str,
+    known: list,
+    out: Path | None,
+    tick: Callable[[int, dict], None] | None = None,
+    shrink_seconds: float = 60.0,
+    chunk: int = 64,
+    timeout: float = 30.0,
+    on_generate: Callable[[int], None] | None = None,
+) -> OpsReport:
     """Every op sequence on the model and on the adapter, judged; each distinct disagreement
     shrunk (the same cause kept: ``Verdict.cause``) and written under ``out/vectors``."""
     t0 = time.perf_counter()
@@ -87,7 +98,9 @@ def run_ops(n: int, seed: int, impl_cmd: str, known: list, out: Path | None, tic
     seqs = generate_op_sequences(seed, n, on_generate)
     rep.census = census_of(seqs, OPS_SHAPES, ops_shapes)
     writer = ResultsWriter(out / "results.jsonl" if out else None)
-    writer.write({"type": "campaign", "guardspec": 1, "kind": "mastra-ops", "seed": seed, "examples": n, "strategy": OPS_STRATEGY, "impl": impl_cmd})
+    writer.write(
+        {"type": "campaign", "guardspec": 1, "kind": "mastra-ops", "seed": seed, "examples": n, "strategy": OPS_STRATEGY, "impl": impl_cmd}
+    )
     records: list[dict] = []
     with Impl(impl_cmd, timeout=timeout) as impl:
         impl.start()
@@ -127,7 +140,9 @@ def _judge_wire(wire: Any, impl: Impl) -> Any:
     return judge_ops(wire, model_ops_observation(wire), impl.exchange([ops_request(wire)])[0])
 
 
-def _shrink_ops(f: Found, wire: list[dict], impl: Impl, writer: ResultsWriter, out: Path | None, seed: int, impl_cmd: str, seconds: float) -> None:
+def _shrink_ops(
+    f: Found, wire: list[dict], impl: Impl, writer: ResultsWriter, out: Path | None, seed: int, impl_cmd: str, seconds: float
+) -> None:
     v = _judge_wire(wire, impl)
     small, tried = {"ops": wire}, 0
     if v.signature == f.signature and v.status == "disagree":
@@ -161,8 +176,17 @@ def _shrink_ops(f: Found, wire: list[dict], impl: Impl, writer: ResultsWriter, o
         }
         path.write_text(json.dumps(vec, indent=2, ensure_ascii=False) + "\n")
         f.vector = str(path)
-    writer.write({"type": "shrunk", "signature": f.signature, "case": f.first["case"], "mode": "ops", "vector": f.vector,  # type: ignore[index]
-                  "ops": f.messages, "tried": tried})
+    writer.write(
+        {
+            "type": "shrunk",
+            "signature": f.signature,
+            "case": f.first["case"],
+            "mode": "ops",
+            "vector": f.vector,  # type: ignore[index]
+            "ops": f.messages,
+            "tried": tried,
+        }
+    )
 
 
 # ==== the whole run ===========================================================================
@@ -179,8 +203,17 @@ class MastraReport:
         return self.ops.ok and (self.raw is None or self.raw.ok)
 
 
-def run_diff(ops: int = 2000, scenarios: int = 300, seed: int = 0, out: Path | None = None, jobs: int = 1,
-             progress: Any = None, shrink_seconds: float = 60.0, known: list | None = None, impl_cmd: str | None = None) -> MastraReport:
+def run_diff(
+    ops: int = 2000,
+    scenarios: int = 300,
+    seed: int = 0,
+    out: Path | None = None,
+    jobs: int = 1,
+    progress: Any = None,
+    shrink_seconds: float = 60.0,
+    known: list | None = None,
+    impl_cmd: str | None = None,
+) -> MastraReport:
     """Op sequences, then raw scenarios through the conformance campaign; ``progress``: a
     ``guardspec.progress.Progress`` (or None)."""
     t0 = time.perf_counter()
@@ -198,14 +231,25 @@ def run_diff(ops: int = 2000, scenarios: int = 300, seed: int = 0, out: Path | N
             if task:
                 task[0].update(done, counts_text(counts))
 
-        ops_rep = run_ops(ops, seed, impl_cmd, known, out / "ops" if out else None, tick, shrink_seconds,
-                          on_generate=drawing.update if drawing else None)
+        ops_rep = run_ops(
+            ops, seed, impl_cmd, known, out / "ops" if out else None, tick, shrink_seconds, on_generate=drawing.update if drawing else None
+        )
         if task:
             task[0].done(counts_text(ops_rep.counts))
     raw_rep = None
     if scenarios > 0:
-        cfg = Config(impl=impl_cmd, examples=scenarios, seed=seed, jobs=jobs, timeout=60.0, out=out / "raw" if out else None,
-                     modes=("raw",), comparison=MASTRA_COMPARISON, known=known, shrink_seconds=shrink_seconds)
+        cfg = Config(
+            impl=impl_cmd,
+            examples=scenarios,
+            seed=seed,
+            jobs=jobs,
+            timeout=60.0,
+            out=out / "raw" if out else None,
+            modes=("raw",),
+            comparison=MASTRA_COMPARISON,
+            known=known,
+            shrink_seconds=shrink_seconds,
+        )
         tasks = CampaignTasks(progress, "mastra-diff raw", scenarios)
         raw_rep = run_campaign(cfg, *tasks.callbacks())
         tasks.finish(raw_rep.counts)

@@ -33,7 +33,8 @@ Anything else (sources, order, parts, texts, states, titles, outcomes) is compar
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 GEN_ID = "$id"
 NOW = "$now"
@@ -152,7 +153,7 @@ def _message(m: Any, ids: IdMap, stamps: set[int]) -> Any:
 
 
 def _prompt_entry(e: Any) -> Any:
-    if not isinstance(e, dict) or e.get("role") == "system" and "parts" not in e:
+    if not isinstance(e, dict) or (e.get("role") == "system" and "parts" not in e):
         return e
     e = dict(e)
     e["id"] = ""
@@ -211,4 +212,4 @@ def rename_ids(values: Iterable[Any], inputs: Any) -> list[Any]:
     return [ids(v) if isinstance(v, str) else v for v in values]
 
 
-__all__ = ["normalise_observation", "normalise_ops_state", "input_ids", "input_part_stamps", "rename_ids"]
+__all__ = ["input_ids", "input_part_stamps", "normalise_observation", "normalise_ops_state", "rename_ids"]

@@ -85,9 +85,20 @@ def op_sequences(draw: Any) -> list[dict]:
         elif kind == "addSystem":
             content = draw(st.sampled_from(["sys A", "sys B"]))
             shape = draw(st.sampled_from(["string", "object"]))
-            ops.append({"op": "addSystem", "message": content if shape == "string" else SystemMessage(content), "tag": draw(st.sampled_from([None, "tagA"]))})
+            ops.append(
+                {
+                    "op": "addSystem",
+                    "message": content if shape == "string" else SystemMessage(content),
+                    "tag": draw(st.sampled_from([None, "tagA"])),
+                }
+            )
         elif kind == "replaceAll":
-            ops.append({"op": "replaceAllSystemMessages", "messages": [SystemMessage(draw(st.sampled_from(["r1", "r2"]))) for _ in range(draw(st.integers(0, 2)))]})
+            ops.append(
+                {
+                    "op": "replaceAllSystemMessages",
+                    "messages": [SystemMessage(draw(st.sampled_from(["r1", "r2"]))) for _ in range(draw(st.integers(0, 2)))],
+                }
+            )
         elif kind == "checker":
             ops.append({"op": "checker"})
             ops.append({"op": "getSource", "id": draw(st.sampled_from(["m1", "m2", "a1"]))})
@@ -173,12 +184,24 @@ def wire_to_ops(wire: list[dict]) -> list[dict]:
             if isinstance(m, dict) and "$ref" in m:
                 out.append({"op": "addRef", "id": m["$ref"], "source": op["source"]})
             else:
-                out.append({"op": "add", "messages": m if isinstance(m, str) else [_db_to_message(x) for x in m], "source": op["source"], "merge": op.get("merge")})
+                out.append(
+                    {
+                        "op": "add",
+                        "messages": m if isinstance(m, str) else [_db_to_message(x) for x in m],
+                        "source": op["source"],
+                        "merge": op.get("merge"),
+                    }
+                )
         elif op["op"] == "addSystem":
             m = op["message"]
             out.append({"op": "addSystem", "message": m if isinstance(m, str) else codec.system_from_json(m), "tag": op.get("tag")})
         elif op["op"] == "replaceAllSystemMessages":
-            out.append({"op": "replaceAllSystemMessages", "messages": [s if isinstance(s, str) else codec.system_from_json(s) for s in op["messages"]]})
+            out.append(
+                {
+                    "op": "replaceAllSystemMessages",
+                    "messages": [s if isinstance(s, str) else codec.system_from_json(s) for s in op["messages"]],
+                }
+            )
         else:
             out.append(dict(op))
     return out
@@ -219,8 +242,18 @@ def ops_shapes(wire: list[dict]) -> set[tuple[str, str]]:
             for m in msgs if isinstance(msgs, list) else ():
                 parts = (m.get("content") or {}).get("parts") or []
                 tools = [p["toolInvocation"].get("state") for p in parts if p.get("type") == "tool-invocation"]
-                out.add(("added message", "another thread" if m.get("threadId") not in (None, THREAD) else
-                         "tool result" if "result" in tools else "tool call" if tools else m.get("role", "?")))
+                out.add(
+                    (
+                        "added message",
+                        "another thread"
+                        if m.get("threadId") not in (None, THREAD)
+                        else "tool result"
+                        if "result" in tools
+                        else "tool call"
+                        if tools
+                        else m.get("role", "?"),
+                    )
+                )
         if op.get("op") == "addSystem":
             out.add(("system message", "string" if isinstance(op.get("message"), str) else "object"))
         if op.get("op") == "replaceAllSystemMessages":

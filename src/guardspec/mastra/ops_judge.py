@@ -70,7 +70,14 @@ def run_ops_model(ops: list[dict]) -> dict:
                 src = snapshot.get(op["id"]) if lst.slot_of(op["id"]) else None
                 value = src.value if src else None
             elif kind == "view":
-                value = list(lst.ids()) if op["name"] == "all" else [m.id for m in lst.view({"remembered": Source.MEMORY, "input": Source.INPUT, "response": Source.RESPONSE}[op["name"]])]
+                value = (
+                    list(lst.ids())
+                    if op["name"] == "all"
+                    else [
+                        m.id
+                        for m in lst.view({"remembered": Source.MEMORY, "input": Source.INPUT, "response": Source.RESPONSE}[op["name"]])
+                    ]
+                )
             results.append({"ok": True, "value": value})
         except ml.MastraError as e:
             if e.partial is not None:  # add is not atomic: earlier elements stay added
@@ -162,7 +169,6 @@ def _normalise_ops(side: dict, inputs: Any) -> dict:
             if op.get("op") == "clearInput":  # set order: compared as sorted, after renaming
                 r["value"] = sorted(r["value"])
     return side
-
 
 
 def model_ops_observation(wire: list[dict]) -> dict:
