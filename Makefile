@@ -10,7 +10,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ADAPTER := adapters/mastra
 
-.PHONY: setup browser verify check lint typecheck unit test report bench clean
+.PHONY: setup browser verify check lint typecheck clauses unit test report bench clean
 
 setup: $(VENV)/.installed $(ADAPTER)/node_modules/.installed
 
@@ -42,7 +42,11 @@ browser:
 TYPING := build/typing
 TYPED := -p guardspec.model -p guardspec.reference -p guardspec.properties.invariants
 
-check: lint typecheck
+check: lint typecheck clauses
+
+# spec/SPEC.md against reference/, the tests, the properties and the README's table, both ways.
+clauses: setup
+	$(VENV)/bin/guardspec clauses --check
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -288,7 +288,7 @@ def problems(root: Path) -> list[str]:
             covered = c.id in tst or c.id in props
         if not covered:
             out.append(f"{c.id} {c.title}: no test or property cites it")
-    for mod, path, tree in _sources(root, "reference"):
+    for _mod, path, tree in _sources(root, "reference"):
         for node in tree.body:
             if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or node.name.startswith("_"):
                 continue

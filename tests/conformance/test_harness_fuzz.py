@@ -108,14 +108,14 @@ def test_ten_thousand_malformed_inputs_are_each_reported_with_a_json_path(tmp_pa
         try:
             vector_from_json(bad)
         except codec.FormatError as e:
-            assert e.path.startswith("$") and e.expected
+            assert e.path.startswith("$") and e.expected  # noqa: PT017 (a mutated vector may still be valid)
         if k % 4 == 0:
             f = tmp_path / f"v{k}.json"
             f.write_bytes(_line_garbage(rng, json.dumps(vec)))
             try:
                 load_vector(f)
             except codec.FormatError as e:
-                assert e.path.startswith("$") and e.expected
+                assert e.path.startswith("$") and e.expected  # noqa: PT017 (a mutated vector may still be valid)
     # 4. garbage through a real pipe, line after line
     lines = [_line_garbage(rng, line).replace(b"\n", b" ") for _ in range(1200)]
     src = tmp_path / "lines.bin"

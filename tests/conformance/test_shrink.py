@@ -11,6 +11,7 @@ Dropping the first half of the messages leaves a difference in the same field (`
 from __future__ import annotations
 
 import copy
+from typing import ClassVar
 
 from guardspec.conformance.cases import judge, model_observation
 from guardspec.conformance.impl import Answer
@@ -21,7 +22,7 @@ from guardspec.conformance.shrink import shrink, shrink_case
 class Upcasing:
     """A protocol-v1 implementation in process: the model's observation, with the fault."""
 
-    hello = {"protocol": 1, "implementation": "upcasing", "modes": ["raw"]}
+    hello: ClassVar[dict] = {"protocol": 1, "implementation": "upcasing", "modes": ["raw"]}
 
     def exchange(self, requests: list[dict]) -> list[Answer]:
         out = []

@@ -21,6 +21,6 @@ def test_enumeration_agrees_call_by_call_and_with_z3(mode: str) -> None:
 def test_bench_proofs_rows() -> None:
     rows = bench_proofs([Scope(1, 1, 0, call_context=False)], [Scope(2, 1, 1)])
     assert len(rows) == 2
-    (b1, z1, e1), (b2, z2, e2) = rows
+    (_, z1, e1), (_, z2, e2) = rows
     assert z1 >= 0 and e1 is not None and e1 > 0
     assert e2 is None and z2 >= 0

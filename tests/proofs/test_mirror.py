@@ -99,7 +99,7 @@ def test_encoding_agrees_on_error_carriers(mode):
         ch = evolve(ch, **agreement.with_carrier_at_slot_1(ch), car_err=True)
         if rng.random() < 0.5:
             k, j = rng.randrange(SCOPE.processors), rng.randrange(SCOPE.ops)
-            put = lambda g, v: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
+            put = lambda g, v, k=k, j=j: tuple(tuple(v if (a, b) == (k, j) else x for b, x in enumerate(row)) for a, row in enumerate(g))  # noqa: E731
             ch = evolve(
                 ch,
                 op=put(ch.op, int(Op.MOVE)),

@@ -43,7 +43,10 @@ def scenario(agent=AGENT, loop=Loop.GENERATE, msgs=(C1,)):
 
 
 REFUSED = Refused("policy 'no-marker' denied the input", "breakwater-policy-engine")
-EV = lambda action, decision, reason, **d: AuditEvent(action, decision, reason, ACTOR, "agent:agent", tuple(sorted(d.items())))
+
+
+def EV(action, decision, reason, **d):
+    return AuditEvent(action, decision, reason, ACTOR, "agent:agent", tuple(sorted(d.items())))
 
 
 def test_i1_flags_a_saved_refused_call():

@@ -77,9 +77,7 @@ def test_g6_failure_has_no_policy_event_and_no_model_call(end):
     assert obs.prompts == ()
 
 
-@pytest.mark.parametrize(
-    ("loop", "pid"), [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")]
-)
+@pytest.mark.parametrize("loop, pid", [(Loop.GENERATE, "bot-input-processor"), (Loop.STREAM, "bot-input-processor"), (Loop.DURABLE, "")])
 def test_g6_own_tripwire_is_rethrown_and_named_by_mastra(loop, pid):
     """G6.1: a TripWire the processor built is named <agent id>-input-processor on generate and stream, "" on durable."""
     # Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built

@@ -186,7 +186,7 @@ def test_a_cleared_memory_message_returned_again_is_re_added_under_memory(loop):
 def test_the_re_added_memory_message_is_not_saved_again(loop):
     """M1.2: a memory message re-added under memory is not saved again: the thread keeps its stored version."""
     o = _cleared_then_returned(loop)
-    a0 = [m for m in o["stored"] if m["id"] == "a0"][0]
+    a0 = next(m for m in o["stored"] if m["id"] == "a0")
     assert [p.get("state") for p in a0["parts"]] == [None, "call"]
     assert [m["id"] for m in o["stored"]][:3] == ["u0", "a0", "c00"]
 

@@ -7,7 +7,6 @@ from guardspec.model.messages import Message, Role, SystemMessage, TextPart, use
 from guardspec.model.values import UNDEFINED, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
-from guardspec.reference.model_step import prompt
 from guardspec.reference.prompt import prompt
 
 

@@ -1,5 +1,6 @@
 """M13 Finish: what is saved, the thread title, and the result."""
 
+import pytest
 from conftest import scenario, stored, stored_ids, stored_message, tool, tool_parts
 
 from guardspec.model.agent import Memory
@@ -76,10 +77,7 @@ def test_m13_a_stored_image_part_is_a_file_part():
     assert obs.stored[0].parts[0] == FilePart("aGk=", "image/png", created_at=3)
 
 
-import pytest as _pytest
-
-
-@_pytest.mark.parametrize(
+@pytest.mark.parametrize(
     "loop, outcome, finish",
     [
         (
@@ -114,7 +112,7 @@ def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, ou
         assert obs.outcome == Answered() and obs.result.finish_reason == finish and obs.result.text == "reply-0"
 
 
-@_pytest.mark.parametrize(
+@pytest.mark.parametrize(
     "loop, error",
     [
         ("generate", "DOWNLOAD_ASSETS_FAILED"),
@@ -138,7 +136,7 @@ def test_m12_file_data_that_is_not_base64_fails_before_the_model(loop, error):
     assert [[getattr(p, "text", None) for p in m.parts] for m in obs.stored] == [["hi", None], ["<mastra part error>"]]
 
 
-@_pytest.mark.parametrize("data", ["aGk", "aGk=", "aG k=", "aGk%3D", ""])
+@pytest.mark.parametrize("data", ["aGk", "aGk=", "aG k=", "aGk%3D", ""])
 def test_m12_file_data_that_is_base64_is_sent(data):
     """M12.10: wrapped data whose payload, percent-decoded, is forgiving base64 downloads, and the model is called."""
     from guardspec.model.messages import FilePart, Message, Role, TextPart

@@ -102,7 +102,7 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
                 stats["calls"] += len(execs)
                 for e in execs:
                     census.add(codec.scenario_to_json(e.scenario))
-                task.advance(info=f"{label}: {stats['calls']} calls")
+                task.advance(info=f"{label}: {stats['calls']} calls")  # noqa: B023 (body runs within this iteration)
                 if found:
                     if not failure:
                         failure.append((seq, execs, found))
@@ -129,7 +129,7 @@ def explore(n: int | None, seed: int | None, profile: str | None, mode: str, sav
     console.print(summary)
     console.print(census.table("shape census of the calls' scenarios"))
     if failure:
-        seq, execs, found = failure[0]
+        _seq, execs, found = failure[0]
         console.print(describe(execs[-1], found), markup=False, highlight=False)
         path = save_vector(Path(save_dir) / "counterexample.json", [e.scenario for e in execs], mode, found)
         console.print(f"saved {path}")

@@ -244,9 +244,8 @@ class Rules:
         for r, rx in self.rules:
             if not rx.match(path):
                 continue
-            if "where" in r:
-                if not isinstance(parent, dict) or any(parent.get(k) != v for k, v in r["where"].items()):
-                    continue
+            if "where" in r and (not isinstance(parent, dict) or any(parent.get(k) != v for k, v in r["where"].items())):
+                continue
             if "modelPattern" in r and not (isinstance(a, str) and re.search(r["modelPattern"], a)):
                 continue
             return r

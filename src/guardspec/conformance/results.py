@@ -36,7 +36,7 @@ def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:
     header, cases, shrunk = None, {}, {}
     if not path.exists():
         return header, cases, shrunk
-    for n, line in enumerate(path.read_text().splitlines()):
+    for line in path.read_text().splitlines():
         try:
             rec = json.loads(line)
         except ValueError:
@@ -65,7 +65,8 @@ class ResultsWriter:
         self.f = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.f = open(path, "a", encoding="utf-8")
+            # Held open for the whole campaign (closed by close()), so each result is appended as it comes.
+            self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115
 
     def write(self, rec: dict) -> None:
         if self.f is None:

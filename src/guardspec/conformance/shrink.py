@@ -44,10 +44,7 @@ def _with(root: Any, path: Path, fn: Callable[[Any], Any]) -> Any:
     if not path:
         return fn(root)
     head, rest = path[0], path[1:]
-    if isinstance(root, dict):
-        out = dict(root)
-    else:
-        out = list(root)
+    out = dict(root) if isinstance(root, dict) else list(root)
     out[head] = _with(root[head], rest, fn)
     return out
 

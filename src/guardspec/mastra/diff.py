@@ -128,7 +128,7 @@ def run_ops(
                 s = size(seqs[rec["case"]])
                 if s < f.first_size:
                     f.first, f.first_size = rec, s
-        for sig, f in rep.found.items():
+        for f in rep.found.values():
             _shrink_ops(f, seqs[f.first["case"]], impl, writer, out, seed, impl_cmd, shrink_seconds)  # type: ignore[index]
         rep.incidents = list(impl.incidents)
     writer.close()
