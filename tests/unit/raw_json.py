@@ -174,3 +174,31 @@ def wrapped_result_call(mode, loop, value, kind, memory=False):
             }
         ]
     return normalise_observation(model_observation(sj, mode), sj)
+
+
+# M11.2's output wrappers: (result, sent with a text mapping, sent with a null mapping), the prompt's
+# result as the observation writes it; real Mastra's answers (evidence M11.2).
+OUTPUT_WRAPPERS = [
+    # (result, sent with a text mapping, sent with a null mapping): the prompt's result as the
+    # observation writes it (a JSON output as its value, any other output as the output itself)
+    ({"type": "text", "value": "note-2"}, {"type": "text", "value": 'mapped:"note-2"'}, {"type": "text", "value": "note-2"}),
+    # an error wrapper is never mapped, and sent as its value
+    ({"type": "error-text", "value": "note-3"}, {"type": "text", "value": "note-3"}, {"type": "text", "value": "note-3"}),
+    ({"value": "note-8", "type": "error-text"}, {"type": "text", "value": "note-8"}, {"type": "text", "value": "note-8"}),
+    ({"type": "error-json", "value": {"e": "note-4"}}, {"e": "note-4"}, {"e": "note-4"}),
+    # a content output is sent as it is; the mapping is given its value
+    (
+        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+        {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'},
+        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
+    ),
+    # three keys: the mapping gets the whole object, the prompt still sends its value
+    (
+        {"type": "json", "value": {"answer": "note-6"}, "extra": 1},
+        {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'},
+        {"answer": "note-6"},
+    ),
+    ({"type": "other", "value": None}, {"type": "text", "value": "mapped:null"}, None),
+    # no value: no wrapper
+    ({"type": "error-text"}, {"type": "text", "value": 'mapped:{"type":"error-text"}'}, {"type": "error-text"}),
+]

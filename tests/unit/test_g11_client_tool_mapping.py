@@ -2,7 +2,7 @@
 
 import pytest
 from conftest import events, list_sources, scenario, stored, stored_message, tool, tool_parts
-from raw_json import LOOP_NAMES, mapped_lookup_call
+from raw_json import LOOP_NAMES, OUTPUT_WRAPPERS, mapped_lookup_call, wrapped_result_call
 
 from guardspec.model.agent import Allow, ClientTool, DenyPatterns, Mapping
 from guardspec.model.messages import Message, Source, assistant, user
@@ -185,3 +185,14 @@ def test_a_mapping_that_throws_is_logged_raw_and_fails_the_guarded_call(value):
     reason = "input processor failed" if "$bigint" in value else "input message content is not classified"
     for loop in LOOP_NAMES:
         assert mapped_lookup_call("guarded", loop, value)["outcome"] == {"kind": "refused", "reason": reason, "processorId": gate}
+
+
+# evidence: G11.4 (the wrapper table and its expected prompts are M11.2's, measured on real Mastra)
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize("value, text_mapped, null_mapped", OUTPUT_WRAPPERS)
+def test_the_guard_unwraps_and_maps_a_wrapped_result_as_mastra_does(loop, value, text_mapped, null_mapped):
+    """G11.4: under the guard a {type, value} wrapper is mapped by its value, an error wrapper not at all, a third key makes it a plain object."""
+    for kind, sent in (("text", text_mapped), ("null", null_mapped)):
+        o = wrapped_result_call("guarded", loop, value, kind)
+        assert o["outcome"] == {"kind": "answered"}
+        assert [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"] == [sent], kind

@@ -6,6 +6,7 @@ from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalise
 from guardspec.conformance.cases import model_observation
 from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
+from guardspec.model.values import UNDEFINED
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
@@ -274,3 +275,17 @@ def test_a_received_system_entry_copied_by_the_next_processor_stays_a_system_mes
     o = run_normalised(loop, processors, [{"id": "c1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}])
     assert o["outcome"] == {"kind": "answered"}
     assert [(m["role"], [p.get("text") for p in m["parts"]]) for m in o["prompts"][0]] == [("user", ["hi"])]
+
+
+@pytest.mark.parametrize("content", [None, UNDEFINED, 0, False])
+@pytest.mark.parametrize("source", [Source.INPUT, Source.MEMORY, Source.CONTEXT])
+def test_a_system_message_with_falsy_content_that_is_no_string_is_refused(content, source):
+    """M2.7: add refuses a system message whose content is falsy and not a string, under any source, memory too."""
+    with pytest.raises(MastraError) as e:
+        ml.add(MessageList(), SystemMessage(content), source)
+    assert e.value.code == "INVALID_MESSAGE_CONTENT"
+
+
+def test_an_empty_string_system_content_passes_the_content_gate():
+    """M2.7: an empty string is falsy but a string, so add's gate lets it through (memory drops it, M2.8)."""
+    assert ml.add(MessageList(), SystemMessage(""), Source.MEMORY).all() == ()

@@ -3,7 +3,7 @@ the prompt substitutes cached outputs everywhere."""
 
 import pytest
 from conftest import list_message, scenario, stored, stored_message, tool, tool_parts
-from raw_json import LOOP_NAMES, mapped_lookup_call, wrapped_result_call
+from raw_json import LOOP_NAMES, OUTPUT_WRAPPERS, mapped_lookup_call, wrapped_result_call
 
 from guardspec.model.agent import ClientTool, Mapping
 from guardspec.model.messages import Message, assistant, user
@@ -155,32 +155,6 @@ def test_the_text_mapping_writes_json_stringify_of_the_result(loop, value, text)
     assert o["outcome"] == {"kind": "answered"}
     sent = [p["result"] for m in o["prompts"][0] for p in m.get("parts", []) if p.get("toolCallId") == "tc1"]
     assert sent == [{"type": "text", "value": text}]
-
-
-OUTPUT_WRAPPERS = [
-    # (result, sent with a text mapping, sent with a null mapping): the prompt's result as the
-    # observation writes it (a JSON output as its value, any other output as the output itself)
-    ({"type": "text", "value": "note-2"}, {"type": "text", "value": 'mapped:"note-2"'}, {"type": "text", "value": "note-2"}),
-    # an error wrapper is never mapped, and sent as its value
-    ({"type": "error-text", "value": "note-3"}, {"type": "text", "value": "note-3"}, {"type": "text", "value": "note-3"}),
-    ({"value": "note-8", "type": "error-text"}, {"type": "text", "value": "note-8"}, {"type": "text", "value": "note-8"}),
-    ({"type": "error-json", "value": {"e": "note-4"}}, {"e": "note-4"}, {"e": "note-4"}),
-    # a content output is sent as it is; the mapping is given its value
-    (
-        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
-        {"type": "text", "value": 'mapped:[{"type":"text","text":"note-5"}]'},
-        {"type": "content", "value": [{"type": "text", "text": "note-5"}]},
-    ),
-    # three keys: the mapping gets the whole object, the prompt still sends its value
-    (
-        {"type": "json", "value": {"answer": "note-6"}, "extra": 1},
-        {"type": "text", "value": 'mapped:{"type":"json","value":{"answer":"note-6"},"extra":1}'},
-        {"answer": "note-6"},
-    ),
-    ({"type": "other", "value": None}, {"type": "text", "value": "mapped:null"}, None),
-    # no value: no wrapper
-    ({"type": "error-text"}, {"type": "text", "value": 'mapped:{"type":"error-text"}'}, {"type": "error-text"}),
-]
 
 
 # evidence: M11.2
