@@ -233,7 +233,7 @@ def table(root: Path) -> str:
 
     lines = ["| clause | title | sub | implemented in | tests | properties |", "|---|---|---|---|---|---|"]
     for c in (c for c in spec.values() if c.parent is None):
-        where = cell(impl.get(c.id, []), 2)
+        where = cell(impl.get(c.id, []), 1)
         if c.id[0] == "S":  # a seed sentence is implemented by the clauses that refine it
             refining = [r.id for r in spec.values() if c.id in r.cites and r.id[0] in "MG" and r.parent is None]
             where = "via " + ", ".join(refining) if refining else "—"

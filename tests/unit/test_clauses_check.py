@@ -124,7 +124,7 @@ def test_a_stale_readme_table_fails_the_check(tmp_path: Path) -> None:
 def test_sub_clauses_roll_up_into_their_clause_in_the_table(tmp_path: Path) -> None:
     table = tr.table(tree(tmp_path))
     row = next(line for line in table.splitlines() if line.startswith("| M1 "))
-    assert row == "| M1 | Source sets | 1 | `source_sets`, `both` | `test_core.py` | — |"
+    assert row == "| M1 | Source sets | 1 | `source_sets` (+1) | `test_core.py` | — |"
 
 
 def test_the_spec_parser_reads_ids_titles_parents_and_citations(tmp_path: Path) -> None:
