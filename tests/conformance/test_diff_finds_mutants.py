@@ -21,6 +21,7 @@ from guardspec.conformance.vectors import load_vector
     "mutant, examples",
     [("refusal_keeps_input", 60), ("additions_recorded_only_after_last_processor", 150), ("memory_input_demoted_to_memory", 100)],
 )
+@pytest.mark.slow
 def test_diff_finds_and_shrinks_the_mutant(mutant: str, examples: int, tmp_path: Path) -> None:
     cfg = Config(impl=" ".join(serve_command(mutant)), examples=examples, seed=0, out=tmp_path, modes=("guarded",), shrink_seconds=20)
     rep = run_campaign(cfg)

@@ -126,6 +126,7 @@ def _flaky(tmp_path: Path, mode: str) -> str:
     return f"{sys.executable} {p} {mode}"
 
 
+@pytest.mark.slow
 def test_misbehaving_implementation_is_reported_case_by_case(tmp_path: Path) -> None:
     out = tmp_path / "c"
     cfg = Config(impl=_flaky(tmp_path, "all"), examples=30, seed=2, timeout=1.0, out=out, modes=("guarded",), shrink=False)

@@ -10,6 +10,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from guardspec.conformance.cases import judge, model_observation
 from guardspec.conformance.compare import Comparison
 from guardspec.conformance.impl import Answer, Impl
@@ -68,6 +70,7 @@ def _line_garbage(rng: random.Random, line: str) -> bytes:
     return line.encode()
 
 
+@pytest.mark.slow
 def test_ten_thousand_malformed_inputs_are_each_reported_with_a_json_path(tmp_path: Path) -> None:
     rng = random.Random(1234)
     data = json.loads(EXAMPLE.read_text())

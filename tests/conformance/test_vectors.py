@@ -8,6 +8,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from guardspec.commands.conformance_cmds import _main
@@ -84,6 +85,7 @@ def _plugin_args() -> list[str]:
     return [] if any(e.value == "guardspec.pytest_plugin" for e in eps) else ["-p", "guardspec.pytest_plugin"]
 
 
+@pytest.mark.slow
 def test_pytest_plugin_runs_vectors_and_a_campaign(tmp_path: Path) -> None:
     (tmp_path / "test_nothing.py").write_text("def test_own():\n    pass\n")
     base = [

@@ -24,6 +24,7 @@ def test_raw_mode_counterexamples_replay() -> None:
         assert v.status != COUNTEREXAMPLE or v.replayed, v
 
 
+@pytest.mark.slow
 def test_guarded_mode_counterexamples_replay() -> None:
     """Whatever z3 refutes in guarded mode, the interpreter shows too (no spurious findings).
     The timeout only keeps a hang from stalling the suite (I4 needs some 20 s at this bound on
@@ -33,6 +34,7 @@ def test_guarded_mode_counterexamples_replay() -> None:
         assert v.status != COUNTEREXAMPLE or v.replayed, v
 
 
+@pytest.mark.slow
 def test_guarded_mode_without_call_context_is_proven() -> None:
     vs = prove(Scope(4, 2, 3, call_context=False), "guarded", timeout=600)  # no hang; time not asserted
     assert {v.name: v.status for v in vs} == dict.fromkeys(

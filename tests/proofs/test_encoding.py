@@ -64,6 +64,7 @@ def test_the_assumptions_alone_are_satisfiable(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])
+@pytest.mark.slow
 def test_every_claim_premise_can_happen(mode: str) -> None:
     """(c) Each claim's premise (a refused call for I1, a processor failure for I5, a moved
     carrier for I10, ...) is satisfiable within the scope."""
@@ -72,6 +73,7 @@ def test_every_claim_premise_can_happen(mode: str) -> None:
             assert v.premise == "sat", v
 
 
+@pytest.mark.slow
 def test_each_proof_names_the_clauses_it_relies_on() -> None:
     """(d) A verdict carries the claim's clauses and the encoding's, all real clause ids."""
     for mode, module in (("guarded", guarded), ("raw", raw)):
@@ -88,6 +90,7 @@ def test_canonical_choices_satisfy_the_assumptions() -> None:
         assert all(assumptions(ch))
 
 
+@pytest.mark.slow
 def test_guarded_proofs_at_4_slots_are_proven() -> None:
     """I1-I10 (and the G7, G11, G12, G15, G1, G3, G7n, G7s, G2 claims) at 4 slots, 2 processors, 3 ops:
     every claim is proven. The timeout only keeps a hang from stalling the suite; how long the

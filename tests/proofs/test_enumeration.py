@@ -9,6 +9,7 @@ from guardspec.properties.symbolic.scope import Scope
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])
+@pytest.mark.slow
 def test_enumeration_agrees_call_by_call_and_with_z3(mode: str) -> None:
     en = enumerate_scope(Scope(1, 1, 0), mode)
     assert en.calls > 2000
@@ -18,6 +19,7 @@ def test_enumeration_agrees_call_by_call_and_with_z3(mode: str) -> None:
         assert en.violations["I1"] and en.violations["I2"] and en.violations["I4"]
 
 
+@pytest.mark.slow
 def test_bench_proofs_rows() -> None:
     rows = bench_proofs([Scope(1, 1, 0, call_context=False)], [Scope(2, 1, 1)])
     assert len(rows) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import z3
 from click.testing import CliRunner
 
@@ -12,6 +13,7 @@ def test_prove_is_exported() -> None:
     assert [prove] == COMMANDS
 
 
+@pytest.mark.slow
 def test_guarded_proofs_exit_0_when_all_are_proven() -> None:
     r = CliRunner().invoke(prove, ["--messages", "3", "--processors", "2", "--ops", "2", "--no-call-context"])
     assert r.exit_code == 0, r.output

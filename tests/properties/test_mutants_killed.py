@@ -15,6 +15,7 @@ def test_there_are_enough_mutants_and_each_names_a_clause():
 
 
 @pytest.mark.parametrize("name", list(MUTANTS))
+@pytest.mark.slow
 def test_mutant_is_killed(name):
     v = kill(name, profiles.budget("mutant"))
     assert v.killed_by is not None, f"{name} survived {v.examples} examples"

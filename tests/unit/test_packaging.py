@@ -9,6 +9,8 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -34,6 +36,7 @@ def test_wheel_installs_only_the_guardspec_namespace(tmp_path: Path) -> None:
     assert "guardspec = guardspec.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
+@pytest.mark.slow
 def test_wheel_in_a_fresh_venv_gives_the_command_and_no_top_level_model(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path / "w")
     env = tmp_path / "env"
