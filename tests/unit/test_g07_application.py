@@ -19,7 +19,7 @@ from guardspec.model.processors import (
     SetRole,
 )
 from guardspec.model.scenario import Mode
-from guardspec.model.values import UNDEFINED
+from guardspec.model.values import UNDEFINED, BigInt
 from guardspec.reference import run
 
 FAILED = Refused("input processor failed", "p")
@@ -32,7 +32,7 @@ def _run(value, steps=(), *messages, **kw):
     return run(scenario(*msgs, processors=(Processor("p", steps=steps, end=Return(value)),), **kw), Mode.GUARDED)
 
 
-@pytest.mark.parametrize("v", [UNDEFINED, None, False, 0, 0.0, "", float("nan")], ids=repr)
+@pytest.mark.parametrize("v", [UNDEFINED, None, False, 0, 0.0, -0.0, BigInt(0), "", float("nan")], ids=repr)
 def test_g7_falsy_return_changes_nothing(v):
     obs = _run(Primitive(v))
     assert isinstance(obs.outcome, Answered)

@@ -6,7 +6,7 @@ from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalise
 from guardspec.conformance.cases import model_observation
 from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
-from guardspec.model.values import UNDEFINED
+from guardspec.model.values import UNDEFINED, BigInt
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
@@ -277,7 +277,7 @@ def test_a_received_system_entry_copied_by_the_next_processor_stays_a_system_mes
     assert [(m["role"], [p.get("text") for p in m["parts"]]) for m in o["prompts"][0]] == [("user", ["hi"])]
 
 
-@pytest.mark.parametrize("content", [None, UNDEFINED, 0, False])
+@pytest.mark.parametrize("content", [None, UNDEFINED, 0, -0.0, BigInt(0), False])
 @pytest.mark.parametrize("source", [Source.INPUT, Source.MEMORY, Source.CONTEXT])
 def test_a_system_message_with_falsy_content_that_is_no_string_is_refused(content, source):
     """M2.7: add refuses a system message whose content is falsy and not a string, under any source, memory too."""

@@ -22,6 +22,7 @@ from guardspec.model.processors import (
     ThrowTripWire,
 )
 from guardspec.model.scenario import Mode
+from guardspec.model.values import BigInt
 from guardspec.reference import run
 
 
@@ -100,7 +101,9 @@ def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
     assert list_sources(obs)["n1"] == {"input"}
 
 
-@pytest.mark.parametrize("value", [Primitive(), Primitive(None), Primitive(0), Primitive(""), Primitive(False)])
+@pytest.mark.parametrize(
+    "value", [Primitive(), Primitive(None), Primitive(0), Primitive(""), Primitive(False), Primitive(BigInt(0)), Primitive(-0.0)]
+)
 def test_m8_falsy_primitive_changes_nothing(value):
     """M8.2: a falsy return passes the messages through."""
     obs = raw(Processor("p", end=Return(value)))
@@ -108,7 +111,7 @@ def test_m8_falsy_primitive_changes_nothing(value):
     assert prompt_lines(obs) == ["system: You are a guarded agent.", "user: hi"]
 
 
-@pytest.mark.parametrize("value", [Primitive("note-34"), Primitive(1), Primitive(True)])
+@pytest.mark.parametrize("value", [Primitive("note-34"), Primitive(1), Primitive(True), Primitive(BigInt(1))])
 def test_m8_truthy_primitive_fails_the_call(value):
     """M8.2: a truthy primitive return throws, and the later processor never runs."""
     # Measured (docs/mastra-measurements.md §k): ``result && "messages" in result`` throws a

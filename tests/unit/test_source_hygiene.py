@@ -163,3 +163,28 @@ def test_the_history_pattern_finds_what_it_is_meant_to() -> None:
 def test_the_semantics_carry_no_seed_case_hash_or_issue_number() -> None:
     """reference/, properties/ and model/ state rules, not where they were found."""
     assert _history_hits() == []
+
+
+def _defined_functions(pattern: str) -> list[str]:
+    """Every module-level or nested function whose name matches, as ``module:name``."""
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and re.search(pattern, node.name):
+                found.append(f"{name}:{node.name}")
+    return sorted(found)
+
+
+def test_javascript_truthiness_is_written_once() -> None:
+    """M14.2: one module says what JavaScript counts as falsy; everything else asks it."""
+    assert _defined_functions(r"falsy|truthy") == ["guardspec.model.jsvalues:falsy", "guardspec.model.jsvalues:truthy"]
+
+
+def test_urls_are_parsed_in_one_module() -> None:
+    """G16.6: one URL model serves the input-assets gate and the downloads; no other module parses a URL."""
+    parsers = []
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"\burllib\b|\burlparse\b|\burlsplit\b|\bclass Url\b", text):
+            parsers.append(name)
+    assert parsers == ["guardspec.reference.urls"]
