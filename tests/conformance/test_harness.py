@@ -42,6 +42,7 @@ def test_serve_through_a_pipe_in_both_modes() -> None:
     assert c.reply["status"] == "errored" and c.reply["detail"].startswith("$.mode")
 
 
+@pytest.mark.slow
 def test_diff_against_serve_finds_no_disagreement_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "campaign"
     r = CliRunner().invoke(_main, ["diff", "--impl", SERVE, "--examples", "40", "--seed", "5", "--out", str(out), "--json"])

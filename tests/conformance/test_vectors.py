@@ -37,12 +37,14 @@ def test_every_vector_is_valid_names_clauses_and_matches_the_model() -> None:
             assert model_observation(v.scenario, mode) == obs, p
 
 
+@pytest.mark.slow
 def test_vectors_check_against_serve_agrees(tmp_path: Path) -> None:
     r = CliRunner().invoke(_main, ["vectors", "check", "--impl", SERVE])
     assert r.exit_code == 0, r.output[-2000:]
     assert "agree or skipped" in r.output
 
 
+@pytest.mark.slow
 def test_vectors_check_reports_a_mutant_and_a_bad_vector(tmp_path: Path) -> None:
     r = CliRunner().invoke(_main, ["vectors", "check", "--impl", " ".join(serve_command("two_events_per_failure"))])
     assert r.exit_code == 1 and "DISAGREE" in r.output

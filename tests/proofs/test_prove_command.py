@@ -21,6 +21,7 @@ def test_guarded_proofs_exit_0_when_all_are_proven() -> None:
     assert "counterexample" not in r.output
 
 
+@pytest.mark.slow
 def test_raw_mode_reports_the_i12_counterexamples_as_found() -> None:
     r = CliRunner().invoke(prove, ["--messages", "3", "--processors", "2", "--ops", "2", "--mode", "raw"])
     assert r.exit_code == 1, r.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from guardspec.conformance import census as cz
@@ -189,6 +190,7 @@ def test_the_table_shows_every_supported_shape_and_marks_zeros() -> None:
     assert "loop: stream" in js["zeros"] and js["scenarios"] == 2
 
 
+@pytest.mark.slow
 def test_the_default_campaign_has_no_zero() -> None:
     """The default campaign of ``guardspec diff`` and of ``mastra-diff``'s raw scenarios (seed 0,
     300 scenarios) makes every shape the model supports (issue 10 point 3)."""

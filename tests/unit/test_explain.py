@@ -61,6 +61,7 @@ def test_explain_shows_a_list_of_parts_system_message(step):
     assert "system:" in text and "outcome" in text.lower()
 
 
+@pytest.mark.slow
 def test_explain_runs_on_every_example_and_vector():
     for ex in (load_example(p) for p in example_paths(ROOT / "examples")):
         for mode in ex.expect:

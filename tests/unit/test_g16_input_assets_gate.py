@@ -295,6 +295,7 @@ def test_the_option_round_trips_through_the_codec():
 # -- the generators reach the gate, and the invariants hold there ----------------------------------
 
 
+@pytest.mark.slow
 def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
     from hypothesis import given, settings
 
