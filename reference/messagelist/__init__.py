@@ -3,7 +3,7 @@
 Each operation takes a ``MessageList`` and returns a new one (or raises ``MastraError`` where
 Mastra throws). A message's membership in the source sets lives beside it in its ``Slot``;
 membership is by object (``Message.ref``), as in Mastra, while the source checker works by id
-(mastra-facts §1.1, §1.7).
+(M1.2).
 
 The modules follow the clauses: ``value`` (the list and its views), ``parts`` (the parts the
 substrate adds, cache keys, the stored format), ``sources`` (M1), ``add`` (M2), ``fold`` (M3),
@@ -24,7 +24,6 @@ from .parts import (
     as_db_message,
     cache_key,
     part_key,
-    part_text,
     visible_parts,
     without_steps,
 )
@@ -56,7 +55,6 @@ __all__ = [
     "drain_unsaved",
     "merge_parts",
     "part_key",
-    "part_text",
     "push_source",
     "remove_by_ids",
     "replace_all_system",

@@ -1,5 +1,5 @@
-"""M2 Add: ``add`` and ``addOne``, which convert, stamp, replace, fold (M3) and merge (M4) the
-messages they are given; and the in-place writes every object sharing a content sees."""
+"""M2 add: ``add`` and ``addOne``, which convert, stamp, replace, fold (M3) and merge (M4) the
+messages they are given; and the in-place writes every object sharing a content sees (M2.10)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,17 @@ from .value import EMPTY, MessageList, Slot
 
 
 def _sorted(slots: Iterable[Slot]) -> tuple[Slot, ...]:
-    """After every non-system add the array is re-sorted by createdAt (stable)."""
+    """M2.4 The createdAt watermark: after a non-system add the array is re-sorted by createdAt,
+    a stable sort, so messages of equal createdAt keep their order."""
     return tuple(sorted(slots, key=lambda s: s.message.created_at))
 
 
 def _stamp(message: Message, now: int) -> Message:
-    """M2: every part without ``createdAt`` gets the scenario clock's stamp."""
+    """M2.3 Part stamps: every part without a ``createdAt`` gets the clock's stamp; a part that
+    has one keeps it. The caller stamps only under input, response or context.
+
+    Evidence: M2.3
+    """
     parts = message.parts or ()
     if all(p.created_at is not None for p in parts):
         return message
@@ -33,9 +38,12 @@ def _stamp(message: Message, now: int) -> Message:
 
 
 def add(lst: MessageList, entries: Any, source: Source, merge: bool | None = None) -> MessageList:
-    """M2 ``add``: strings become user messages, one level of nesting is flattened, each
-    element is added by ``add_one``. Not atomic: when an element throws, the elements before
-    it stay added (the error's ``partial``; docs/mastra-measurements.md §j)."""
+    """M2.1 add is not atomic: ``add`` flattens a list nested one level and hands each element to
+    ``add_one`` (M2), which turns a string into a user message; when an element throws, the
+    elements before it stay added, and the error carries the list as it was left (``partial``).
+
+    Evidence: M2.1
+    """
     if isinstance(entries, tuple):
         flat: list[Any] = []
         for e in entries:
@@ -52,8 +60,12 @@ def add(lst: MessageList, entries: Any, source: Source, merge: bool | None = Non
 
 
 def _placed(lst: MessageList, slots: list, at: int, appended: bool = False) -> MessageList:
-    """The list with ``slots`` (re-sorted unless a message was appended in order) and the
-    watermark moved to ``at``, the createdAt of the message just placed on the list."""
+    """M2.4 The createdAt watermark: the list with ``slots`` (re-sorted unless a message was
+    appended in order) and the watermark moved to ``at``, the createdAt of the message just
+    placed on the list, when it is greater.
+
+    Evidence: M2.4
+    """
     wm = lst.watermark
     if wm is None or at > wm:
         wm = at
@@ -62,28 +74,37 @@ def _placed(lst: MessageList, slots: list, at: int, appended: bool = False) -> M
     return evolve(lst, slots=_sorted(slots), watermark=wm)
 
 
-def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
-    """M2-M4 ``addOne``, the rules of mastra-facts §1.3 in order, as measured
-    (docs/mastra-measurements.md §j)."""
-    if isinstance(entry, str):
-        at = lst.clock if lst.watermark is None or lst.clock > lst.watermark else lst.watermark + 1
-        lst, entry = lst.fresh(Message(id=f"msg-{lst.next_ref}", role=Role.USER, parts=(TextPart(entry),), created_at=at))
-        lst = evolve(lst, watermark=at)
-    if isinstance(entry, SystemMessage):
-        # addOne's gate: content falsy and not a string (k19)
-        if falsy(entry.content) and not isinstance(entry.content, str):
-            raise MastraError("INVALID_MESSAGE_CONTENT")
-        return lst if source is Source.MEMORY else add_system(lst, entry)
-    if not isinstance(entry, Message):
-        raise MastraError("INVALID_MESSAGE_CONTENT", "not a message")
-    # 1. content check
-    if entry.parts is None:
+def _string_message(lst: MessageList, text: str) -> tuple[MessageList, Message]:
+    """M2.4 The createdAt watermark: a string becomes a new user message dated by the clock, or
+    one past the watermark when the clock is not ahead of it; dating it moves the watermark."""
+    at = lst.clock if lst.watermark is None or lst.clock > lst.watermark else lst.watermark + 1
+    lst, entry = lst.fresh(Message(id=f"msg-{lst.next_ref}", role=Role.USER, parts=(TextPart(text),), created_at=at))
+    return evolve(lst, watermark=at), entry
+
+
+def _content_gate(entry: SystemMessage) -> None:
+    """M2.7 The content gate: a system message whose content is falsy and not a string is
+    refused (``INVALID_MESSAGE_CONTENT``) before anything else looks at it.
+
+    Evidence: M2.7
+    """
+    if falsy(entry.content) and not isinstance(entry.content, str):
         raise MastraError("INVALID_MESSAGE_CONTENT")
-    # 2. system role
-    if entry.role is Role.SYSTEM:
-        return lst if source is Source.MEMORY else add_system(lst, entry)
-    # 3. conversion: stored-format parts, thread check, thread/resource filled in, part stamps
-    entry = as_db_message(entry)
+
+
+def _system_role(lst: MessageList, entry: Message | SystemMessage, source: Source) -> MessageList:
+    """M2.8 System-role messages through add: dropped under memory, otherwise handed to
+    ``add_system`` for the untagged bucket, which refuses a stored-format one (M6.5).
+
+    Evidence: M2.8
+    """
+    return lst if source is Source.MEMORY else add_system(lst, entry)
+
+
+def _thread_checked(lst: MessageList, entry: Message, source: Source) -> Message:
+    """M2.9 The thread check: a threadId or resourceId that differs from the list's is refused
+    (``MESSAGE_THREAD_MISMATCH``) under any source but memory; a missing one is filled in from
+    the list, each on its own."""
     if source is not Source.MEMORY and (
         (entry.thread_id is not None and lst.thread_id is not None and entry.thread_id != lst.thread_id)
         or (entry.resource_id is not None and lst.resource_id is not None and entry.resource_id != lst.resource_id)
@@ -91,9 +112,64 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         raise MastraError("MESSAGE_THREAD_MISMATCH")
     if (entry.thread_id is None and lst.thread_id is not None) or (entry.resource_id is None and lst.resource_id is not None):
         entry = evolve(entry, thread_id=entry.thread_id or lst.thread_id, resource_id=entry.resource_id or lst.resource_id)
+    return entry
+
+
+def _memory_over_held(lst: MessageList, slots: list[Slot], at: int, entry: Message, equal: bool) -> MessageList | None:
+    """M3.5 A memory re-add of history is a no-op: a memory add of an id the list holds folds
+    onto a live copy of it (M3); over a copy held only as memory, an equal cache key changes
+    nothing, the watermark included. None when the add goes on (a different content replaces).
+
+    Evidence: M3.5
+    """
+    folded = memory_fold(entry, slots[at])
+    if folded is not None:
+        slots[at] = folded
+        return _placed(lst, slots, folded.message.created_at)
+    if equal:
+        return lst
+    return None
+
+
+def _equal_re_add(lst: MessageList, slots: list[Slot], at: int, entry: Message, source: Source) -> MessageList:
+    """M2.6 An equal copy joins the set off the list: a same-id add with an equal cache key
+    leaves the held object where it is; the very object joins ``source`` (M1.1), a fresh copy
+    puts its id into that set without entering the array, where only the checker sees it.
+
+    Evidence: M2.6
+    """
+    existing = slots[at]
+    if existing.message.ref == entry.ref:
+        # the same object: its parts were stamped in place (M2.3)
+        slots[at] = Slot(entry, _push(existing.sources, source))
+        return evolve(lst, slots=tuple(slots))
+    return evolve(lst, detached=lst.detached + ((entry.id, source),))
+
+
+def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
+    """M2 add: ``addOne``, Mastra's rules in order: a string is dated (M2.4), a system message
+    passes the content gate (M2.7) and goes to ``add_system`` (M2.8), a message without parts is
+    refused; then the stored format (M2.2), the thread check (M2.9), part stamps (M2.3), the
+    cache-key comparison (M2.5), the memory fold (M3), the assistant merge (M4), and a same-id
+    message of different content replaced wholesale (it leaves every source)."""
+    if isinstance(entry, str):
+        lst, entry = _string_message(lst, entry)
+    if isinstance(entry, SystemMessage):
+        _content_gate(entry)
+        return _system_role(lst, entry, source)
+    if not isinstance(entry, Message):
+        raise MastraError("INVALID_MESSAGE_CONTENT", "not a message")
+    # 1. content check
+    if entry.parts is None:
+        raise MastraError("INVALID_MESSAGE_CONTENT")
+    # 2. system role
+    if entry.role is Role.SYSTEM:
+        return _system_role(lst, entry, source)
+    # 3. conversion: stored-format parts, thread check, thread/resource filled in, part stamps
+    entry = _thread_checked(lst, as_db_message(entry), source)
     if entry.ref == 0:
         lst, entry = lst.fresh(entry)
-    # A message carrying createdAt is never bumped (docs/mastra-measurements.md §c).
+    # A message that carries createdAt keeps it whatever its source (M2.4).
     restamped = False
     if source is not Source.MEMORY:
         stamped = _stamp(entry, lst.clock)
@@ -114,7 +190,7 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         existing = slots[at] = Slot(entry, existing.sources)
         lst = evolve(lst, slots=tuple(slots))
     if restamped and slots:
-        # and so does every object sharing the content or a part (k57)
+        # and so does every object sharing the content or a part (M2.10)
         shared(slots, entry)
         existing = slots[at] if at is not None else None
         lst = evolve(lst, slots=tuple(slots))
@@ -123,18 +199,12 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
     # (``messagesAreEqual``), so a key that throws stops the add here, fold or not
     equal = existing is not None and cache_key(existing.message) == cache_key(entry)
 
-    # 5. memory-over-live fold (M3): whenever the same-id message is live in input, response
-    # or context, even when it is in memory too; memory is pushed first, then the live
-    # copy's source (so a response copy ends as {response}).
-    if source is Source.MEMORY and existing is not None:
-        folded = memory_fold(entry, existing)
-        if folded is not None:
-            slots[at] = folded
-            return _placed(lst, slots, folded.message.created_at)
-
-    # 6. memory dedupe: a no-op, the watermark included
-    if source is Source.MEMORY and equal:
-        return lst
+    # 5. memory-over-live fold (M3), whenever the same-id message is live in input, response
+    # or context, even when it is in memory too; 6. otherwise the memory dedupe (M3.5)
+    if source is Source.MEMORY and at is not None:
+        done = _memory_over_held(lst, slots, at, entry, equal)
+        if done is not None:
+            return done
 
     # 7. merge into the latest message (M4), whatever message the id names
     if merge is not False and slots and _mergeable(slots[-1].message, entry, source):
@@ -144,15 +214,9 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         shared(slots, merged)
         return evolve(lst, slots=_sorted(slots))
 
-    if existing is not None:
+    if existing is not None and at is not None:
         if equal:
-            if existing.message.ref == entry.ref:
-                # the same object: its parts were stamped in place (§b)
-                slots[at] = Slot(entry, _push(existing.sources, source))
-                return evolve(lst, slots=tuple(slots))
-            # an equal copy joins the source set without entering the array (§a): only the
-            # id-based checker sees it
-            return evolve(lst, detached=lst.detached + ((entry.id, source),))
+            return _equal_re_add(lst, slots, at, entry, source)
         # 8. same id, different content
         if merge is not False and _mergeable(existing.message, entry, source):
             slots[at] = Slot(merge_parts(existing.message, entry), _push(existing.sources, source))
@@ -173,11 +237,15 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
 
 
 def shared(slots: list[Slot], message: Message) -> None:
-    """M2, M4, M11, G5: an in-place write to ``message``'s content or parts (a stamp, a merge,
-    the cached mapping, a processor's edit) as every other object on the list sees it (k57):
-    a message sharing its content takes its parts, metadata and tool-invocation mirror; a
-    message holding one of its part objects takes that part. ``slots`` is changed in place;
-    the slot of ``message`` itself is left to the caller."""
+    """G5.2 Copies share content under the guard: an in-place write to ``message``'s content or
+    parts (a stamp, a merge, a cached mapping, a processor's edit) as every other object on the
+    list sees it (M2.10): one sharing its content takes its parts, metadata and tool-invocation
+    mirror; one holding one of its part objects takes that part.
+
+    Evidence: G5.2
+
+    ``slots`` is changed in place; the slot of ``message`` itself is left to the caller.
+    """
     cref = message.content_ref
     by_ref = {p.ref: p for p in message.parts or () if p.ref}
     for i, s in enumerate(slots):
@@ -196,8 +264,11 @@ def shared(slots: list[Slot], message: Message) -> None:
 
 
 def replace_message(lst: MessageList, message: Message) -> MessageList:
-    """Put ``message`` in the slot of the object with its ref (an in-place edit of it), and
-    show the edit in every object sharing its content or parts (k57)."""
+    """M2.10 Shared content: an in-place edit of a held object, ``message`` put in the slot of
+    the object with its ref, shown in every object sharing its content or parts.
+
+    Evidence: M2.10
+    """
     slots = [Slot(message, s.sources) if s.message.ref == message.ref else s for s in lst.slots]
     if len(slots) > 1:
         shared(slots, message)

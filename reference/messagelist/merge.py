@@ -14,7 +14,8 @@ from .parts import STEP_START, StepStartPart, part_key
 
 
 def _advances(stored: ToolState, incoming: ToolState) -> bool:
-    """``advancesToolInvocationState``: a non-terminal stored state moved to a higher rank."""
+    """M3.2 Folding onto call input: ``advancesToolInvocationState``, a non-terminal stored state
+    moved to a higher rank; a stale echo onto a terminal state does not advance."""
     return TOOL_RANK[stored] < 4 and TOOL_RANK[incoming] > TOOL_RANK[stored]
 
 
@@ -40,9 +41,14 @@ _APPROVAL_OR_ERROR = frozenset(
 
 
 def _push_new_part(parts: list, role: Role, incoming: list, i: int, part: Part, insert_at: int | None) -> int:
-    """``MessageMerger.pushNewPart``: the part goes in only while the target holds fewer parts
-    with its cache key than the incoming message; a text part after a trailing tool part gets
-    a ``step-start`` before it."""
+    """M4.2 How parts are merged: ``MessageMerger.pushNewPart``, the part goes in only while the
+    target holds fewer parts with its cache key than the incoming message, so equal text is not
+    doubled; a text part pushed right after a trailing tool part gets a ``step-start`` before it.
+
+    Evidence: M4.2
+
+    Returns how many parts went in (0, 1, or 2 with a step-start).
+    """
     key = part_key(part)
     if sum(1 for q in parts if part_key(q) == key) >= sum(1 for q in incoming if part_key(q) == key):
         return 0
@@ -59,14 +65,52 @@ def _push_new_part(parts: list, role: Role, incoming: list, i: int, part: Part, 
     return 2 if needs else 1
 
 
+def _update_tool_part(q: ToolPart, p: ToolPart, mirror: list | None) -> tuple[ToolPart, list | None]:
+    """M4.3 How a tool part is updated: a result updates the result and the args (old spread, new
+    over them) without a rank check and enters the legacy ``toolInvocations`` mirror; an
+    approval, error or denial updates state, approval, errorText and args, a key the stored
+    call lacked appended (``approval`` before ``errorText``); a call or partial-call only anchors.
+
+    Evidence: M4.3
+
+    ``q`` is the target's part, ``p`` the incoming one; returns the updated part and mirror.
+    """
+    md = _spread(q.provider_metadata, p.provider_metadata) if truthy(p.provider_metadata) else q.provider_metadata
+    if p.state is ToolState.RESULT:
+        new = evolve(q, state=ToolState.RESULT, result=p.result, args=_spread(q.args, p.args), provider_metadata=md)
+        # the legacy ``content.toolInvocations`` mirror: created, then the entry for this
+        # call replaced or appended (only a result writes it)
+        mirror = [] if mirror is None else mirror
+        k = next((j for j, t in enumerate(mirror) if t.tool_call_id == p.tool_call_id), None)
+        if k is None:
+            mirror.append(new)
+        else:
+            mirror[k] = new
+        return new, mirror
+    if p.state in _APPROVAL_OR_ERROR:
+        # ``{...existing, state, approval, errorText, rawInput, args}``: a key the stored
+        # part lacked is appended, approval before errorText; one it had keeps its place
+        # (the key order a fingerprint sees, G9.3)
+        had_both = q.approval is not UNDEFINED and q.error_text is not UNDEFINED
+        first = q.approval_first if had_both else q.error_text is UNDEFINED
+        new = evolve(
+            q,
+            state=p.state,
+            approval=p.approval,
+            error_text=p.error_text,
+            args=_spread(q.args, p.args),
+            provider_metadata=md,
+            approval_first=first,
+        )
+        return new, mirror
+    return q, mirror
+
+
 def merge_parts(latest: Message, incoming: Message) -> Message:
-    """M4 ``MessageMerger.merge`` (docs/mastra-measurements.md §j): an incoming tool part whose
-    toolCallId the target holds updates that part (``result``: result and args, no rank check;
-    approval/denied/error states: state, approval, errorText and args, the approval key placed
-    before errorText where the stored part had no errorText (``ToolPart.approval_first``); ``call`` and
-    ``partial-call``: nothing; a result also enters the legacy ``toolInvocations`` mirror,
-    ``Message.tool_invocations``) and anchors the other parts; every other part is inserted at its
-    anchored position (appended without anchors) by ``pushNewPart``."""
+    """M4 Assistant merge: ``MessageMerger.merge``, an incoming tool part whose toolCallId the
+    target holds updates that part (M4.3) and anchors the other parts; every other part is
+    inserted at its anchored position (appended without anchors) by ``pushNewPart`` (M4.2);
+    the merged message keeps the target's id and createdAt, its metadata spread with the new."""
     parts = list(latest.parts or ())
     inc = list(incoming.parts or ())
     anchors: dict[int, int] = {}
@@ -81,33 +125,7 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
             if at is None:
                 to_add.add(i)
                 continue
-            q = parts[at]
-            md = _spread(q.provider_metadata, p.provider_metadata) if truthy(p.provider_metadata) else q.provider_metadata
-            if p.state is ToolState.RESULT:
-                parts[at] = evolve(q, state=ToolState.RESULT, result=p.result, args=_spread(q.args, p.args), provider_metadata=md)
-                # the legacy ``content.toolInvocations`` mirror: created, then the entry for this
-                # call replaced or appended (only a result writes it)
-                mirror = [] if mirror is None else mirror
-                k = next((j for j, t in enumerate(mirror) if t.tool_call_id == p.tool_call_id), None)
-                if k is None:
-                    mirror.append(parts[at])
-                else:
-                    mirror[k] = parts[at]
-            elif p.state in _APPROVAL_OR_ERROR:
-                # ``{...existing, state, approval, errorText, rawInput, args}``: a key the stored
-                # part lacked is appended, approval before errorText; one it had keeps its place
-                # (the key order a fingerprint sees, docs/breakwater-measurements.md §18)
-                had_both = q.approval is not UNDEFINED and q.error_text is not UNDEFINED
-                first = q.approval_first if had_both else q.error_text is UNDEFINED
-                parts[at] = evolve(
-                    q,
-                    state=p.state,
-                    approval=p.approval,
-                    error_text=p.error_text,
-                    args=_spread(q.args, p.args),
-                    provider_metadata=md,
-                    approval_first=first,
-                )
+            parts[at], mirror = _update_tool_part(parts[at], p, mirror)
             anchors[i] = at
         else:
             to_add.add(i)
@@ -140,7 +158,12 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
 
 
 def _mergeable(latest: Message, incoming: Message, source: Source) -> bool:
-    """``MessageMerger.shouldMerge``: both assistant, same thread, not from memory."""
+    """M4.1 The merge target: ``MessageMerger.shouldMerge``, both assistant messages of the same
+    thread, and not added under memory; the caller offers the latest message first, then the
+    held message the id names.
+
+    Evidence: M4.1
+    """
     return (
         latest.role is Role.ASSISTANT
         and incoming.role is Role.ASSISTANT

@@ -10,12 +10,13 @@ from .value import MessageList, Slot
 
 
 def checker(lst: MessageList) -> dict[str, Source]:
-    """M1 ``makeMessageSourceChecker()``: snapshot id → first source in memory, input,
-    response, context order. The snapshot is taken of the source sets, not of the list: a
-    message ``clear.input.db()`` took off the list is still in its other sets (``detached``), so
-    its id keeps that source though no slot holds it, and a processor returning the object
-    re-adds it there (``createSourceChecker`` maps each set's messages to ids; measured,
-    docs/mastra-measurements.md §k k54)."""
+    """M1 Source sets: ``makeMessageSourceChecker()``, a snapshot of id → first source in the
+    order memory, input, response, context, so a memory+input message is named memory.
+
+    The snapshot is taken of the source sets, not of the list (M1.2): a message a clear took
+    off the list is still in its other sets (``detached``), so its id keeps that source though
+    no slot holds it, and a processor returning the object re-adds it there.
+    """
     out: dict[str, Source] = {}
     extra: dict[str, set[Source]] = {}
     for i, src in lst.detached:
@@ -33,13 +34,17 @@ def checker(lst: MessageList) -> dict[str, Source]:
 
 
 def source_ids(lst: MessageList, source: Source) -> frozenset[str]:
-    """M1 ``makeMessageSourceChecker()``'s set for ``source``: the ids of its members, on the
-    list or off it (``detached``, k54), as Breakwater asks it (``memory.has(id)``,
-    docs/breakwater-measurements.md §27)."""
+    """M1.2 The checker works on ids, on the list or off it: the checker's set for ``source``,
+    the ids of its members on the list and off it (``detached``: an equal copy, M2.6, or a
+    message a clear left in its other sets, M5.2), as Breakwater asks it (``memory.has(id)``).
+
+    Evidence: M1.2
+    """
     return frozenset([s.message.id for s in lst.slots if source in s.sources] + [i for i, src in lst.detached if src is source])
 
 
 def sources_by_id(lst: MessageList) -> dict[str, frozenset[Source]]:
+    """M1 Source sets: every message on the list by id, with the source sets it is in."""
     return {s.message.id: s.sources for s in lst.slots}
 
 
@@ -47,7 +52,12 @@ _SINGLE = {src: frozenset({src}) for src in Source}
 
 
 def _push(sources: frozenset[Source], source: Source) -> frozenset[Source]:
-    """M1 source transitions (mastra-facts §1.2)."""
+    """M1.1 Transitions of the same object: the sources after an add under ``source``: a new
+    message has that source alone; ``response`` drops memory and input and keeps context; any
+    other source is added to those held (``input`` keeps memory).
+
+    Evidence: M1.1
+    """
     if not sources:
         return _SINGLE[source]
     if source is Source.RESPONSE:
@@ -56,7 +66,8 @@ def _push(sources: frozenset[Source], source: Source) -> frozenset[Source]:
 
 
 def push_source(lst: MessageList, message_id: str, source: Source) -> MessageList:
-    """``pushMessageToSource`` for the message with that id (M1)."""
+    """M1 Source sets: ``pushMessageToSource`` for the message with that id, its sets changed as
+    an add under ``source`` changes them (M1.1)."""
     return evolve(
         lst,
         slots=tuple(Slot(s.message, _push(s.sources, source)) if s.message.id == message_id else s for s in lst.slots),

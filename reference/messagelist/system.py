@@ -17,7 +17,9 @@ from .value import MessageList
 
 
 def system_text(content: Any) -> Any:
-    """The text of system content: a string, or text parts joined by newlines (M8, G7)."""
+    """M6.1 addSystem on the v5 path: the text a system content stands for, a string as it is or
+    its text parts' texts joined by newlines; ``undefined`` when a part is not a text part or a
+    text is not a string, or the content is neither."""
     if isinstance(content, str):
         return content
     if isinstance(content, tuple):
@@ -41,10 +43,10 @@ _AIV5_TYPES = frozenset({"text", "reasoning", "file", "image", "tool-call", "too
 
 
 def _aiv5_part(p: Any) -> tuple[str, Any] | None:
-    """A content element as ``fromModelMessage`` converts it: ``(type, text)`` for a text
-    part (its ``text`` read, getters included), ``(type, None)`` for another converted part,
-    None for what it leaves out (non-objects, other types; the model's tool parts are
-    ``tool-invocation``)."""
+    """M6.1 addSystem on the v5 path: a content element as ``fromModelMessage`` converts it,
+    ``(type, text)`` for a text part (its ``text`` read, a getter included), ``(type, None)``
+    for another converted part, None for what it leaves out (non-objects and other types; the
+    model's tool parts are ``tool-invocation``); a file or image part without data throws."""
     if type(p) in _AIV5_KINDS:
         kind = _AIV5_KINDS[type(p)]
         return (kind, read(p.text)) if kind == "text" else (kind, None)
@@ -59,14 +61,14 @@ def _aiv5_part(p: Any) -> tuple[str, Any] | None:
 
 
 def _aiv5_system_text(content: Any) -> str:
-    """M6 ``addSystem`` of a system message without ``experimental_providerMetadata`` (AI SDK
-    v5 path: ``AIV5Adapter.fromModelMessage`` then ``systemToV4Core``, measured:
-    docs/mastra-measurements.md §k k16): string content is one text part, array content its
-    non-null object elements, anything else nothing; empty text parts are dropped unless
-    every converted part is one; the stored text is the text parts' texts joined by newlines
-    with ``Array.join`` (a getter is read, null/undefined give ``""``, other values
-    ``String(v)``: ``{}`` gives ``"[object Object]"``, a symbol throws). ``""`` means no
-    content (``INVALID_SYSTEM_MESSAGE_FORMAT``)."""
+    """M6.1 addSystem on the v5 path: the stored text (``fromModelMessage``, then
+    ``systemToV4Core``): string content is one text part, array content its non-null object
+    elements; empty text parts are dropped unless all are; the texts joined by newlines with
+    ``Array.join`` (M14.3: null and undefined give ``""``, a symbol throws). ``""`` means no
+    content (``INVALID_SYSTEM_MESSAGE_FORMAT``).
+
+    Evidence: M6.1
+    """
     if isinstance(content, str):
         converted = [("text", content)]
     elif isinstance(content, tuple):
@@ -78,44 +80,66 @@ def _aiv5_system_text(content: Any) -> str:
     return join_texts((text for kind, text in converted if kind == "text"), "\n")
 
 
+def _v5_system(entry: SystemMessage) -> SystemMessage:
+    """M6.1 addSystem on the v5 path: a new object is stored, its content the converted text
+    (refused when empty); part providerOptions are dropped, the message's providerOptions
+    become ``experimental_providerMetadata``, and null providerOptions vanish.
+
+    Evidence: M6.1
+    """
+    text = _aiv5_system_text(entry.content)
+    if not text:
+        raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
+    # null providerOptions do not survive the conversion (seen through Breakwater, which
+    # refuses null options it finds, G12.5)
+    moved = UNDEFINED if entry.provider_options is None else entry.provider_options
+    return SystemMessage(text, UNDEFINED, moved, ref=entry.ref)
+
+
+def _v4_system(entry: SystemMessage) -> SystemMessage:
+    """M6.2 addSystem on the v4 path: a system message with an ``experimental_providerMetadata``
+    key, whatever its value, is stored by reference as given, array content and every
+    providerOptions kept; content that is neither a string nor an array is refused (M6.5).
+
+    Evidence: M6.2
+    """
+    if not isinstance(entry.content, (str, tuple)):
+        raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
+    return entry
+
+
 def _as_system(entry: Any) -> SystemMessage:
-    """M6 / docs/mastra-measurements.md §e: what ``addSystem`` stores. A string is kept. A
-        system message without an ``experimental_providerMetadata`` key is converted (AI SDK v5
-        path): array content is flattened to one string joined by newlines, part providerOptions
-        are dropped and the message's providerOptions move to experimental_providerMetadata. With
-        that key (v4 path) it is stored as given. A DB-shaped system message is reduced to its
-        text only when it carries a ``content.content`` string, which model messages never do: like
-    anything else it throws ``INVALID_SYSTEM_MESSAGE_FORMAT``."""
+    """M6.5 What addSystem ignores or refuses: what ``addSystem`` stores of its argument, or
+    ``INVALID_SYSTEM_MESSAGE_FORMAT``. A string is kept; a system message goes the v4 path
+    (M6.2) with an ``experimental_providerMetadata`` key and the v5 path (M6.1) without; one
+    with no ``content`` key is stored as given (M6.4); a stored-format system message, a
+    message of another role and anything else are refused.
+
+    Evidence: M6.5
+    """
     if isinstance(entry, str):
         return SystemMessage(entry)
     if isinstance(entry, SystemMessage):
         if entry.content is UNDEFINED and not entry.stored:
-            # no ``content`` key: no format detector matches, the object is stored as given (§g)
+            # no ``content`` key: no format detector matches, the object is stored as given
             return entry
         if entry.experimental_provider_metadata is not UNDEFINED:
-            if not isinstance(entry.content, (str, tuple)):
-                raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-            return entry
-        text = _aiv5_system_text(entry.content)
-        if not text:
-            raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
-        # null providerOptions do not survive the conversion (measured through Breakwater, which
-        # refuses null options it finds: docs/breakwater-measurements.md §7)
-        moved = UNDEFINED if entry.provider_options is None else entry.provider_options
-        return SystemMessage(text, UNDEFINED, moved, ref=entry.ref)
-    # A DB-shaped system message is read through ``AIV4Adapter.systemToV4Core``, which needs
-    # the ``content.content`` string mirror; the model's messages have none (parts only), so it
-    # is refused (docs/mastra-measurements.md §j).
+            return _v4_system(entry)
+        return _v5_system(entry)
+    # A stored-format system message is read through ``AIV4Adapter.systemToV4Core``, which
+    # needs the ``content.content`` string mirror; the model's messages have none (parts only),
+    # so it is refused (M2.8).
     raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
 
 
 def _system_key(m: SystemMessage) -> Any:
-    """The dedupe key within a bucket (``CacheKeyGenerator.fromAIV4CoreMessageContent``): the
-    content string; for array content, part types plus text lengths. Content that is neither
-    (a kept stored-format message's ``{format: 2, parts}``, no content, any other value) is not
-    iterable: the key throws ``TypeError: content is not iterable`` (§g; measured for a
-    stored-format entry, docs/mastra-measurements.md §k). A text read through a getter is the
-    getter's value (k16)."""
+    """M6.3 The dedupe key: within a bucket (``CacheKeyGenerator.fromAIV4CoreMessageContent``),
+    the content string alone, or for array content its part types and text lengths (a text
+    read through a getter is the getter's value). Content that is neither (a kept stored-format
+    ``{format: 2, parts}``, no content) is not iterable: the key throws (M6.4).
+
+    Evidence: M6.3
+    """
     if m.stored or not isinstance(m.content, (str, tuple)):
         raise MastraError("TypeError", "content is not iterable")
     if isinstance(m.content, str):
@@ -129,17 +153,21 @@ def _system_key(m: SystemMessage) -> Any:
 
 
 def _duplicate(bucket: tuple[SystemMessage, ...], msg: SystemMessage) -> bool:
-    """M6 ``isDuplicateSystem``: ``bucket.some(m => key(m.content) === key(msg.content))``:
-    each entry's key, then the new one's, only while the bucket has entries (an empty bucket
-    takes an entry without content: measured, docs/mastra-measurements.md §g, k19)."""
+    """M6.4 A poisoned bucket: ``isDuplicateSystem``, ``bucket.some(m => key(m.content) ===
+    key(msg.content))``, keys each entry, then the new one, only while the bucket has entries:
+    an empty bucket takes an entry without content, and once it holds one (or a kept
+    stored-format entry) every later add to it throws ``content is not iterable``.
+
+    Evidence: M6.4
+    """
     return any(_system_key(m) == _system_key(msg) for m in bucket)
 
 
 def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageList:
-    """M6 ``addSystem``: converted, deduped by content within its bucket (the scan stops at
-    the first equal key; an entry on the way whose content is not iterable throws, so a kept
-    stored-format entry or an entry without content poisons its bucket, §g, §k). A falsy
-    argument (null, undefined, "") adds nothing."""
+    """M6 System messages: ``addSystem``, the entry converted (M6.5) and stored in its bucket,
+    untagged or tagged (a new tag's bucket after the others), unless the bucket holds a
+    duplicate (M6.3; the scan stops at the first equal key, M6.4). A null, undefined or
+    empty-string argument adds nothing."""
     if entry is None or entry is UNDEFINED or (isinstance(entry, str) and entry == ""):
         return lst
     msg = _as_system(entry)
@@ -159,10 +187,13 @@ def add_system(lst: MessageList, entry: Any, tag: str | None = None) -> MessageL
 
 
 def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
-    """M6 ``replaceAllSystemMessages``: the untagged bucket only; system-role entries only; no
-    dedupe. Entries are kept as they are (no conversion): a stored-format system message keeps
-    its ``{format: 2, parts}`` content, its message's metadata included (measured,
-    docs/mastra-measurements.md §k: probe ``k-db-system-entries``, k35)."""
+    """M6.6 replaceAllSystemMessages keeps entries as given: the untagged bucket is emptied and
+    refilled with the system-role entries in order, others skipped, without dedupe or
+    conversion; a stored-format system message keeps its ``{format: 2, parts}`` content (parts
+    in the stored format, M2.2) and its message's metadata.
+
+    Evidence: M6.6
+    """
     kept = []
     for e in entries:
         if isinstance(e, SystemMessage):
@@ -176,7 +207,8 @@ def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
 
 
 def set_system(lst: MessageList, tag: str | None, index: int, msg: SystemMessage) -> MessageList:
-    """Replace the ``index``-th entry of a bucket by ``msg`` (an in-place edit of that object)."""
+    """M6 System messages: an in-place edit of a stored entry, the ``index``-th entry of a bucket
+    replaced by ``msg`` (the same object, edited), the bucket's order kept."""
     if tag is None:
         u = list(lst.untagged)
         u[index] = msg

@@ -3,7 +3,7 @@
 Each operation takes a ``MessageList`` and returns a new one (or raises ``MastraError`` where
 Mastra throws). A message's membership in the source sets lives beside it in its ``Slot``;
 membership is by object (``Message.ref``), as in Mastra, while the source checker works by id
-(mastra-facts §1.1, §1.7)."""
+(M1.2)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from guardspec.model.messages import Message, Source, SystemMessage
 
 @frozen
 class Slot:
+    """M1 Source sets: one message object on the list and the source sets it belongs to."""
+
     message: Message
     sources: frozenset[Source]
 
@@ -23,11 +25,13 @@ EMPTY: frozenset[Source] = frozenset()
 
 
 class Refs:
-    """Object identities for one run: a counter every list value of the run shares.
+    """M2.10 Shared content: the object identities of one run, drawn from a counter every list
+    value of the run shares; a message's ``ref`` and ``content_ref`` tell which objects are one
+    and which share a content.
 
-    Identities only tell objects apart (``Message.ref``); they never reach an observation,
-    so drawing them from one counter keeps a run a function of its scenario while sparing
-    the interpreter a new list value per allocation."""
+    Identities only tell objects apart; they never reach an observation, so drawing them from
+    one counter keeps a run a function of its scenario while sparing the interpreter a new list
+    value per allocation."""
 
     __slots__ = ("n",)
 
@@ -42,13 +46,14 @@ class Refs:
 
 @frozen
 class MessageList:
-    """The list: slots in array order, system buckets, and what a run threads through it.
+    """M1 Source sets: the list, its slots (each message with its sources) in array order, the
+    system buckets (M6), and what a run threads through it.
 
-    ``clock`` is the scenario's ``now`` (M2 stamps); ``watermark`` is Mastra's createdAt
-    watermark; ``refs`` hands out object identities. ``detached`` holds (id, source) of
-    objects that sit in a source set without being on the list: an equal copy added under a
-    non-memory source lands there (docs/mastra-measurements.md §a); only the id-based source
-    checker sees them.
+    ``clock`` is the scenario's ``now`` (the stamps of M2.3); ``watermark`` is Mastra's
+    createdAt watermark (M2.4); ``refs`` hands out object identities (M2.10). ``detached``
+    holds (id, source) of objects that sit in a source set without being on the list: an equal
+    copy added under a non-memory source (M2.6) or a message a clear left in its other sets
+    (M5.2); only the id-based source checker sees them (M1.2).
     """
 
     slots: tuple[Slot, ...] = ()
@@ -65,7 +70,7 @@ class MessageList:
     def next_ref(self) -> int:
         return self.refs.n
 
-    # -- views (mastra-facts §1.7) ---------------------------------------------------------
+    # -- views ---------------------------------------------------------------------------
 
     def all(self) -> tuple[Message, ...]:
         """``get.all.db()``: every non-system message, in array order."""
@@ -95,10 +100,13 @@ class MessageList:
         return tuple(out)
 
     def fresh(self, message: Message, share: str | None = None) -> tuple[MessageList, Message]:
-        """M1, G5: a new object identity for ``message``: with a new content and new part objects
-        (``share`` None); sharing the content, and so its parts, of the message it was spread
-        from (``"content"``, ``{...m}``); or with a new content that keeps the part objects it
-        carries over (``"parts"``, a part given no identity yet gets one) (k57)."""
+        """M2.10 Shared content: a new object identity for ``message``: with a new content and new
+        part objects (``share`` None, a deep copy); sharing the content, and so its parts, of the
+        message it was spread from (``"content"``, ``{...m}``); or with a new content that keeps
+        the part objects it carries over (``"parts"``; a part given no identity yet gets one).
+
+        Evidence: M2.10
+        """
         take = self.refs.take
         if share == "content" and message.content_ref:
             return self, evolve(message, ref=take())
@@ -109,4 +117,5 @@ class MessageList:
         return self, evolve(message, ref=take(), content_ref=take(), parts=parts)
 
     def fresh_system(self, message: SystemMessage) -> tuple[MessageList, SystemMessage]:
+        """A new object identity for a system message the list stores as a new object (M6.1)."""
         return self, evolve(message, ref=self.refs.take())
