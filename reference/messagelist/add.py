@@ -185,7 +185,7 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
             at = i
             break
     existing = slots[at] if at is not None else None
-    if restamped and existing is not None and existing.message.ref == entry.ref:
+    if restamped and at is not None and existing is not None and existing.message.ref == entry.ref:
         # the stamps are written into the part objects: the same object on the list shows them
         existing = slots[at] = Slot(entry, existing.sources)
         lst = evolve(lst, slots=tuple(slots))

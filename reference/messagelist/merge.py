@@ -3,7 +3,7 @@ latest one."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from guardspec.model.fast import evolve
 from guardspec.model.jsvalues import truthy
@@ -119,13 +119,14 @@ def merge_parts(latest: Message, incoming: Message) -> Message:
     for i, p in enumerate(inc):
         if isinstance(p, ToolPart):
             at = next(
-                (j for j in range(len(parts) - 1, -1, -1) if isinstance(parts[j], ToolPart) and parts[j].tool_call_id == p.tool_call_id),
+                (j for j in range(len(parts) - 1, -1, -1) if isinstance(q := parts[j], ToolPart) and q.tool_call_id == p.tool_call_id),
                 None,
             )
             if at is None:
                 to_add.add(i)
                 continue
-            parts[at], mirror = _update_tool_part(parts[at], p, mirror)
+            # the part ``at`` names is a tool part: the search above matched only those
+            parts[at], mirror = _update_tool_part(cast(ToolPart, parts[at]), p, mirror)
             anchors[i] = at
         else:
             to_add.add(i)

@@ -27,9 +27,9 @@ def checker(lst: MessageList) -> dict[str, Source]:
             if src in have:
                 out.setdefault(s.message.id, src)
                 break
-    for i, have in extra.items():
+    for i, members in extra.items():
         if i not in out:
-            out[i] = next(src for src in SOURCE_ORDER if src in have)
+            out[i] = next(src for src in SOURCE_ORDER if src in members)
     return out
 
 
