@@ -1,1 +1,1 @@
-"""guardspec.model: the vocabulary of the guarded-input-processor semantics (SPEC §1, §O)."""
+"""guardspec.model: the vocabulary of the guarded-input-processor semantics (the spec's vocabulary, O1-O8)."""

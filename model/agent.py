@@ -1,4 +1,4 @@
-"""The agent, its policies, client tools and memory; threads and actors (SPEC §1)."""
+"""The agent, its policies, client tools and memory; threads and actors (the spec's vocabulary)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class Agent:
     allowed_roles: tuple[str, ...] = ("operator",)  # Breakwater's roles: admin builder operator reviewer viewer
     allowed_principal_kinds: tuple[str, ...] = ("human",)
     # Breakwater's input-assets gate: the http(s) origins a user file URL may name; none by
-    # default (docs/breakwater-measurements.md §4)
+    # default (G16.1)
     allowed_input_asset_origins: tuple[str, ...] = ()
     policies: tuple[Policy, ...] = ()
     processors: tuple[Processor, ...] = ()

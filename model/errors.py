@@ -10,7 +10,7 @@ class MastraError(Exception):
 
     ``partial`` is the list as Mastra leaves it when the throw comes part-way through an
     operation that had already changed it (``add`` of several messages is not atomic,
-    docs/mastra-measurements.md §j): a ``guardspec.reference.messagelist.MessageList``, which
+    M2.1): a ``guardspec.reference.messagelist.MessageList``, which
     the vocabulary does not name (it is the interpreter's value)."""
 
     def __init__(self, code: str, detail: str = ""):

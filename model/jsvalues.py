@@ -1,6 +1,6 @@
-"""JavaScript conversions Mastra applies to the values a processor puts into messages: a
-property read through a getter, truthiness, and ``String(v)`` / ``Array.prototype.join``
-(measured on real Mastra: docs/mastra-measurements.md §k, probe ``k-system-text-values``).
+"""M14 JavaScript conversions Mastra applies to the values a processor puts into messages: a
+property read through a getter (M14.1), truthiness (M14.2), and ``String(v)`` /
+``Array.prototype.join`` (M14.3), as real Mastra applies them (Evidence: M14.1, M14.2, M14.3).
 
 The one place these notions live: the interpreter (``reference/``) and the invariants
 (``properties/invariants/``) both import them from here."""
@@ -105,8 +105,8 @@ def json_round_trip(v: Any) -> Any:
     infinities become ``null``, a class instance a plain object of its own properties; a
     top-level undefined, function or symbol gives undefined. A bigint makes ``JSON.stringify``
     throw (``TypeError: Do not know how to serialize a BigInt``), as does a throwing getter
-    (its own error): both raise ``MastraError`` here (measured through the durable loop's saving,
-    docs/mastra-measurements.md §k k37)."""
+    (its own error): both raise ``MastraError`` here (as the durable loop's saving shows them,
+    M13.3)."""
     v = read(v)
     if v is UNDEFINED or isinstance(v, _NO_JSON):
         return UNDEFINED

@@ -1,11 +1,11 @@
-"""Parts, messages and system messages (SPEC §1 "Part", "Message").
+"""Parts, messages and system messages (the spec's vocabulary: "Part", "Message", "System message").
 
 A message on the list is an object: ``ref`` stands for its identity, so a copy of a message is
 the same value under a new ``ref``. Its content is an object too: a shallow copy (``{...m}``)
 shares it, and so every part, with the original (``content_ref``), and a copy given a new
 content keeps the part objects it did not replace (a part's ``ref``); an in-place write to one
-shows in every message that shares the object (docs/mastra-measurements.md §k k57). Mastra's source sets hold objects (mastra-facts §1.1) and its
-runner skips a returned object the list already holds (M8); both need identity. ``ref`` takes
+shows in every message that shares the object (M2.10). Mastra's source sets hold objects
+(M1, M1.1) and its runner skips a returned object the list already holds (M8); both need identity. ``ref`` takes
 no part in equality, fingerprints or JSON.
 """
 
@@ -65,14 +65,14 @@ class TextPart:
     text: Any  # a string; anything else is content the policies cannot classify (G12)
     provider_options: Any = UNDEFINED
     created_at: int | None = None  # the part stamp of M2
-    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
 
 
 @frozen
 class ReasoningPart:
     text: str
     created_at: int | None = None
-    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
 
 
 @frozen
@@ -80,7 +80,7 @@ class FilePart:
     data: Any
     media_type: str
     created_at: int | None = None
-    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
 
 
 @frozen
@@ -88,7 +88,7 @@ class ImagePart:
     data: Any
     media_type: str
     created_at: int | None = None
-    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
 
 
 @frozen
@@ -107,10 +107,10 @@ class ToolPart:
     # The JavaScript key order of Mastra's ``toolInvocation`` object, where it can differ from a
     # literal's (``state, toolCallId, toolName, args, result, errorText, approval``): True when
     # ``approval`` precedes ``errorText``, as Mastra's merge of an approval, error or denial state
-    # leaves it (M4). Only a fingerprint sees it (G9, docs/breakwater-measurements.md §18); equal
+    # leaves it (M4). Only a fingerprint sees it (G9.3); equal
     # parts compare equal whatever their key order.
     approval_first: bool = field(default=False, eq=False)
-    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (k57); 0: none shared
+    ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
 
     @property
     def is_client_outcome(self) -> bool:
@@ -137,7 +137,7 @@ class Message:
     metadata: Any = UNDEFINED
     ref: int = field(default=0, eq=False, repr=False)
     # the identity of the ``content`` object (parts, metadata, the tool-invocation mirror): a
-    # shallow copy keeps it (k57); 0 for a message never placed
+    # shallow copy keeps it (M2.10); 0 for a message never placed
     content_ref: int = field(default=0, eq=False, repr=False)
     # the G9 fingerprint, computed once per value (reference/reading.py); not part of the value
     fp_cache: Any = field(default=None, init=False, eq=False, repr=False)
@@ -160,8 +160,8 @@ class SystemMessage:
     ``content`` is a string, or a tuple of text-part objects; anything else is what a
     processor may have put there. ``stored``: a stored-format (``format: 2``) system message
     kept as it is (``replaceAllSystemMessages`` does not convert): its content is
-    ``{format: 2, parts}`` and ``content`` holds those parts (docs/mastra-measurements.md §k);
-    ``metadata``: such an entry's ``content.metadata`` (its message's metadata, k35).
+    ``{format: 2, parts}`` and ``content`` holds those parts (M6.6);
+    ``metadata``: such an entry's ``content.metadata`` (its message's metadata, M6.6, M6.7).
     """
 
     content: Any

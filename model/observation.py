@@ -1,4 +1,4 @@
-"""What an implementation can be compared on after one call (SPEC §O)."""
+"""What an implementation can be compared on after one call (O1-O8)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Answered:
 @frozen
 class Refused:
     """An input refusal. ``thrown`` is the error text when the refusal surfaces as a throw
-    (RBAC on generate/stream, G2); otherwise the caller sees a tripwire."""
+    (RBAC on generate/stream, G2.1); otherwise the caller sees a tripwire."""
 
     reason: str
     processor_id: str
@@ -39,7 +39,7 @@ Outcome = Union[Answered, Refused, Failed]
 class AuditEvent:
     """G15: actor (or None), resource ``agent:<id>``, action, decision, reason, detail.
 
-    As Breakwater records them (docs/breakwater-measurements.md §1): ``reason`` None is an event
+    As Breakwater records them (G15, G12.9; Evidence: G15): ``reason`` None is an event
     without a reason (allowed decisions); ``detail`` None is an event without detail (RBAC
     events, and the gates' unclassified-content errors); detail values are strings or tuples of
     strings (a policy-allowed event's ``evaluated``)."""
@@ -82,7 +82,7 @@ PromptEntry = Union[SystemMessage, Message]
 
 @frozen
 class Observation:
-    """§O. ``prompts``: one tuple of entries per model step, cached tool outputs substituted.
+    """O1-O8. ``prompts``: one tuple of entries per model step, cached tool outputs substituted.
     ``read``: the text the input policies read (guarded mode; None when they did not run).
     ``stored`` and ``title`` are the bound thread's after the call (None: no memory binding).
     ``result`` is None on the durable loop and when the call threw."""

@@ -1,4 +1,4 @@
-"""A scenario: the agent, the stored threads and one call (SPEC §0, §1 "Call")."""
+"""A scenario: the agent, the stored threads and one call (the spec's shape of the model; "Call")."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Loop(str, Enum):
 
 
 class Mode(str, Enum):
-    """``guarded``: G over M; ``raw``: the same processors handed straight to Mastra (§0)."""
+    """``guarded``: G over M; ``raw``: the same processors handed straight to Mastra (the spec's two modes)."""
 
     GUARDED = "guarded"
     RAW = "raw"

@@ -1,4 +1,4 @@
-"""JavaScript-like values that a processor can put into messages (SPEC §1 "Value").
+"""JavaScript-like values that a processor can put into messages (the vocabulary's "Value").
 
 The encoding keeps the common cases as plain Python values so the interpreter stays fast:
 
@@ -113,7 +113,7 @@ class CloneError(Exception):
 
 
 def structured_clone(value: Any, path: str = "$") -> Any:
-    """SPEC §1: what ``structuredClone`` makes of a value.
+    """M14.5: what ``structuredClone`` makes of a value.
 
     Class instances come back plain, accessors are read through their getter, functions and
     symbols anywhere reachable raise ``CloneError`` (DataCloneError), and so does a throwing

@@ -1,1 +1,1 @@
-"""guardspec.properties: named invariants and everything that checks them (SPEC §P)."""
+"""guardspec.properties: named invariants and everything that checks them (the spec's I section)."""

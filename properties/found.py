@@ -1,6 +1,7 @@
-"""The old behaviour of each model defect found outside the suite (against Breakwater, issue 9
-and issue 11's holes; against real Mastra, issue 10), as patches ``properties/mutants.py``
-installs: each builder returns ``[(module, attribute, replacement)]``.
+"""Earlier, wrong readings of rules the model now follows (of Breakwater's behaviour, of the
+seed's, of real Mastra's), kept as the patches ``properties/mutants.py`` installs: each builder
+returns ``[(module, attribute, replacement)]``, and its docstring names the clause the old
+behaviour breaks and what that clause says instead.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ def _wrap_guarded_run(post: Any) -> list[Patch]:
 
 
 def system_parts_read_apart() -> list[Patch]:
-    """Issue 11 hole (a), the old reading: system content of several text parts is read as
-    its parts joined by newlines, while the model receives the parts as one text."""
+    """G12.4 broken (S5, I4): system content of several text parts is read as its parts
+    joined by newlines, while the model receives the parts as one text, concatenated with
+    nothing between them, and that is how the clause reads it."""
     orig = chain.read_text
 
     def apart(e: Any) -> Any:
@@ -53,8 +55,9 @@ def system_parts_read_apart() -> list[Patch]:
 
 
 def history_input_read_unmapped() -> list[Patch]:
-    """Issue 11 hole (b), the old reading: a history id re-added under ``input`` alone is read
-    as it stood before client tool mapping, while the model receives its mapped output."""
+    """G11.3 broken (G10, S5, I4): a history id re-added under ``input`` alone is read as it
+    stood before client tool mapping, while the model receives its mapped output, which is
+    what the policies must read."""
     state: dict[str, Any] = {"stored": frozenset(), "before": None}
     orig_chain, orig_map, orig_read = runmod.guarded_chain, chain.map_guarded_outputs, chain.read_text
 
@@ -83,7 +86,8 @@ def history_input_read_unmapped() -> list[Patch]:
 
 
 def role_for_every_kind() -> list[Patch]:
-    """Issue 9 (Breakwater #3), the old rule: RBAC checks the role of every principal kind."""
+    """G3.2 broken: RBAC checks the role of every principal kind, where Breakwater checks the
+    kind first and the role for human principals only."""
     orig = policies.rbac_denial
 
     def rbac_denial(agent, actor):
@@ -97,8 +101,9 @@ def role_for_every_kind() -> list[Patch]:
 
 
 def rethrown_tripwire_named_by_processor() -> list[Patch]:
-    """Issue 9 (Breakwater #5), the old naming: a TripWire a processor throws itself refuses
-    with that processor's id, not as Mastra's runner names a rethrown one."""
+    """G6.1 broken (I6): a TripWire a processor throws itself refuses with that processor's
+    id, where it carries none and Mastra's runner names it (``<agent id>-input-processor``,
+    ``""`` on durable)."""
     return [(runmod, "refusal_processor_id", lambda scenario, refusal: refusal.processor_id)]
 
 
@@ -121,39 +126,40 @@ def _actor_kept(scenario, e):
 
 
 def allowed_with_reason() -> list[Patch]:
-    """Issue 9 (Breakwater #1), the old audit shape: allowed authorize and policy events carry
-    a reason."""
+    """G15 broken: allowed authorize and policy events carry a reason, where only a denial
+    or an error does."""
     return _audit_post(_with_reason)
 
 
 def unreadable_actor_kept() -> list[Patch]:
-    """Issue 9 (Breakwater #3), the old audit actor: an actor Breakwater cannot read is still
-    named in the audit."""
+    """G3.1 broken (G15): an actor Breakwater cannot read is still named in the audit, where
+    it counts as no actor at all (event actor null)."""
     return _audit_post(_actor_kept)
 
 
-# -- issue 9, what the guard reads, keeps and refuses (the behaviour before the fix) ---------------
+# -- what the guard reads, keeps and refuses: Breakwater's behaviour read wrongly ------------------
 
 
 def input_assets_gate_skipped() -> list[Patch]:
-    """Issue 9 (Breakwater #8, ebbc66a), the old chain: no input-assets gate between the
-    application processors and the mapping; a user file or image part naming a URL of another
-    scheme, with credentials or of an origin the agent does not allow reaches the model."""
+    """G16 broken (I4): no input-assets gate between the application processors and the
+    mapping; a user file or image part naming a URL of another scheme, with credentials or of
+    an origin the agent does not allow reaches the model, where the gate refuses the call."""
     return [(chain, "input_assets_gate", lambda agent, lst: None)]
 
 
 def context_option_accepted() -> list[Patch]:
-    """Issue 9 (Breakwater #11, e5abb75), the old call options: a guarded generate/stream call
-    given ``context`` runs (the guard reads the context), where Breakwater's
-    ``guardedCallOptions`` throws a TypeError before anything runs."""
+    """G1.1 broken: a guarded generate/stream call given ``context`` runs (the guard reads the
+    context), where Breakwater's ``guardedCallOptions`` throws a TypeError before anything
+    runs."""
     return [(runmod, "call_options_error", lambda call: None)]
 
 
 def stored_result_mapped() -> list[Patch]:
-    """Issue 9 (Breakwater #13, bffa124), the old mapping: every result part of every
-    assistant message in the input is mapped, a stored (historical) result on a remembered
-    input message too, which the policies do not read (they read only the caller's outcome
-    parts of such a message); the model receives its mapped output."""
+    """G11.1 broken (G11.2, I4): every result part of every assistant message in the input
+    is mapped, a stored (historical) result on a remembered input message too, which the
+    policies do not read (they read only the caller's outcome parts of such a message); the
+    model receives its mapped output. The clause maps only the caller's outcome parts of a
+    carrier."""
     orig = chain.map_guarded_outputs
 
     def map_guarded_outputs(agent, lst, *rest):
@@ -164,17 +170,17 @@ def stored_result_mapped() -> list[Patch]:
 
 
 def mapped_history_not_reread() -> list[Patch]:
-    """Issue 9 (Breakwater #15, bffa124), the old reading: a changed memory+input message is
-    read as the processor left it (its results raw); after mapping it is not recorded again,
-    so the mapped text the model receives is not read."""
+    """G11.3 broken (G10, I4): a changed memory+input message is read as the processor left
+    it (its results raw); after mapping it is not recorded again, so the mapped text the model
+    receives is not read."""
     orig = chain.map_guarded_outputs
     return [(chain, "map_guarded_outputs", lambda agent, lst, *rest: (orig(agent, lst, *rest)[0], ()))]
 
 
 def text_file_data_read_raw() -> list[Patch]:
-    """Issue 9 (Breakwater #9, bffa124), the old reading: a file part's string data is read as
-    the string, not as the base64 text Mastra sends (``data:<type>;base64,<data>``), which is
-    what the model receives decoded."""
+    """G12.6 broken (I4): a file part's string data is read as the string, not as the base64
+    text Mastra sends (``data:<type>;base64,<data>``, M12.8), which is what the model receives
+    decoded."""
     orig = prompt_values.media_values
 
     def media_values(p):
@@ -186,10 +192,12 @@ def text_file_data_read_raw() -> list[Patch]:
 
 
 def data_uri_read_under_its_own_type() -> list[Patch]:
-    """Issue 9 (Breakwater, c8d9935; docs/breakwater-measurements.md §15), the old reading: a
-    file part's data URI is read under the URI's own media type, where Mastra rewrites it as
-    ``data:<the part's media type>;base64,<payload>`` before the prompt (k44): a ``text/*``
-    part whose data URI names another type reaches the model as text the policies never read."""
+    """G12.6 broken (I4): a file part's data URI is read under the URI's own media type, where
+    Mastra rewrites it as ``data:<the part's media type>;base64,<payload>`` before the prompt
+    (M12.10): a ``text/*`` part whose data URI names another type reaches the model as text the
+    policies never read.
+
+    Evidence: G12.6"""
     orig = prompt_values.media_values
 
     def media_values(p):
@@ -207,9 +215,9 @@ def data_uri_read_under_its_own_type() -> list[Patch]:
 
 
 def null_system_entries_skipped() -> list[Patch]:
-    """Issue 9 (Breakwater #12, a891daf), the old application: a returned object's
-    ``systemMessages`` holding null or undefined is applied with those entries skipped, where
-    Mastra's ``replaceAllSystemMessages`` throws on them and the processor fails."""
+    """G7.5 broken: a returned object's ``systemMessages`` holding null or undefined is
+    applied with those entries skipped, where Mastra's ``replaceAllSystemMessages`` throws on
+    them (M8.6) and the processor fails."""
     application = M("guardspec.reference.guard.application")
     invocation = M("guardspec.reference.invocation")
     orig = chain.apply_guarded
@@ -224,9 +232,9 @@ def null_system_entries_skipped() -> list[Patch]:
 
 
 def ai_sdk_system_entry_applied() -> list[Patch]:
-    """Issue 9 (Breakwater #6, a891daf), the old application: an AI SDK system entry of a
-    returned array (``{role: 'system', content}``) adds its text as a system message, where
-    Breakwater adds ``content.content ?? content.parts…join ?? ''``: nothing."""
+    """G7.2 broken: an AI SDK system entry of a returned array (``{role: 'system', content}``)
+    adds its text as a system message, where Breakwater adds ``content.content ??
+    content.parts…join ?? ''``: nothing."""
     application = M("guardspec.reference.guard.application")
     orig = application.system_entry_text
 
@@ -240,13 +248,13 @@ def ai_sdk_system_entry_applied() -> list[Patch]:
     return [(application, "system_entry_text", system_entry_text)]
 
 
-# -- issue 10, the substrate (real Mastra's behaviour, docs/mastra-measurements.md §k) -------------
+# -- the substrate: real Mastra's prompt read wrongly (M12.4, M12.5) --------------------------------
 
 
 def user_message_sends_every_part() -> list[Patch]:
-    """Issue 10 (k9), the old prompt: a user message sends every part, its reasoning (and tool)
-    parts too, which the policies do not read (Breakwater reads a user message's text and
-    file parts, as AI SDK ``convertToModelMessages`` sends them)."""
+    """M12.4 broken (I4): a user message sends every part, its reasoning (and tool) parts
+    too, which the policies do not read; a user message sends its text and file parts only,
+    as AI SDK ``convertToModelMessages`` converts them, and those Breakwater reads."""
     orig = model_step._sent_parts
 
     def _sent_parts(m):
@@ -262,9 +270,9 @@ def user_message_sends_every_part() -> list[Patch]:
 
 
 def part_provider_options_sent() -> list[Patch]:
-    """Issue 10 (k6), the old prompt: a text part keeps its providerOptions in the prompt, so
-    content options (Anthropic citations) reach the provider; the policies never read a
-    message part's options (Mastra sends none)."""
+    """M12.5 broken (I4): a text part keeps its providerOptions in the prompt, so content
+    options (Anthropic citations) reach the provider; the policies never read a message
+    part's options, and Mastra sends none."""
 
     def sent_part(p):
         if isinstance(p, ToolPart) and p.approval is not UNDEFINED:
@@ -275,9 +283,9 @@ def part_provider_options_sent() -> list[Patch]:
 
 
 def message_metadata_sent() -> list[Patch]:
-    """Issue 10 (k36), the old prompt: a prompt message keeps its metadata, which the policies
-    never read (Breakwater renders a message's parts); measured, a prompt message is
-    ``{role, content}``: the metadata never reaches the language model."""
+    """M12.5 broken (I4): a prompt message keeps its metadata, which the policies never read
+    (Breakwater renders a message's parts); a prompt message is ``{role, content}``: the
+    metadata never reaches the language model."""
     orig = model_step._sent_message
 
     def _sent_message(m):

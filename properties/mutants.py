@@ -36,7 +36,7 @@ invocation = M("guardspec.reference.invocation")
 
 Patch = tuple[Any, str, Any]  # (module, attribute, replacement)
 
-# the old behaviour of each defect found outside the suite (properties/found.py)
+# the old behaviour of each rule the model once read wrongly (properties/found.py)
 from .found import (  # noqa: E402
     ai_sdk_system_entry_applied,
     allowed_with_reason,
@@ -368,14 +368,14 @@ _ALL = [
         _input_only_received,
     ),
     Mutant("policy_errors_ignored", "G12", "an evaluator that throws or gives no decision is skipped", _policy_errors_ignored),
-    # defects found outside the suite (issue 11): the old behaviour, switchable
+    # rules the model once read wrongly, its policies' reading (S5): the old behaviour, switchable
     Mutant(
         "system_parts_read_apart",
         "G12 S5 I4",
         "a system message of several text parts is read as its parts joined by newlines; the model receives one text",
         system_parts_read_apart,
     ),
-    # defects of the model fixed by issue 9 (Breakwater's behaviour), the old behaviour
+    # rules of the guard the model once read wrongly (Breakwater's behaviour): the old behaviour
     Mutant(
         "allowed_events_give_a_reason",
         "G15",
@@ -397,80 +397,80 @@ _ALL = [
     Mutant(
         "role_checked_for_every_kind",
         "G3",
-        "RBAC checks the role of every principal kind (Breakwater checks it for humans only; issue 9)",
+        "RBAC checks the role of every principal kind (G3.2: Breakwater checks it for humans only)",
         role_for_every_kind,
     ),
     Mutant(
         "rethrown_tripwire_named_by_processor",
         "G6 I6",
-        'a TripWire a processor throws itself refuses under the processor\'s id (Mastra names it <agent>-input-processor, or "" on durable; issue 9)',
+        'a TripWire a processor throws itself refuses under the processor\'s id (Mastra names it <agent>-input-processor, or "" on durable: G6.1)',
         rethrown_tripwire_named_by_processor,
     ),
     Mutant(
         "input_assets_gate_skipped",
-        "G2 I4",
-        "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (issue 9)",
+        "G16 I4",
+        "no input-assets gate: a user file URL of another scheme, with credentials or of an origin not allowed reaches the model (G16)",
         input_assets_gate_skipped,
     ),
     Mutant(
         "null_system_entries_skipped",
         "G7",
-        "a returned systemMessages holding null or undefined is applied with them skipped (Mastra throws on them: the processor fails; issue 9, a891daf)",
+        "a returned systemMessages holding null or undefined is applied with them skipped (Mastra throws on them: the processor fails; G7.5)",
         null_system_entries_skipped,
     ),
     Mutant(
         "ai_sdk_system_entry_applied",
         "G7",
-        "an AI SDK system entry of a returned array adds its text as a system message (Breakwater adds nothing for it; issue 9, a891daf)",
+        "an AI SDK system entry of a returned array adds its text as a system message (Breakwater adds nothing for it; G7.2)",
         ai_sdk_system_entry_applied,
     ),
     Mutant(
         "context_option_accepted",
         "G1",
-        "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; issue 9)",
+        "a guarded generate/stream call given context runs (Breakwater throws a TypeError before anything runs; G1.1)",
         context_option_accepted,
     ),
     Mutant(
         "stored_result_mapped",
         "G11 I4",
-        "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (issue 9)",
+        "a stored result on a remembered input message is mapped; the policies read only the caller's outcome parts of it (G11.1)",
         stored_result_mapped,
     ),
     Mutant(
         "mapped_history_not_reread",
         "G10 G11 I4",
-        "a changed memory+input message is read as the processor left it; the model receives its results mapped (issue 9)",
+        "a changed memory+input message is read as the processor left it; the model receives its results mapped (G11.3)",
         mapped_history_not_reread,
     ),
     Mutant(
         "text_file_data_read_raw",
         "G12 I4",
-        "text file data is read as the string; the model receives the base64 text it decodes to (issue 9)",
+        "text file data is read as the string; the model receives the base64 text it decodes to (G12.6)",
         text_file_data_read_raw,
     ),
     Mutant(
         "data_uri_read_under_its_own_type",
         "G12 I4",
-        "a file part's data URI is read under the URI's own media type; Mastra sends it under the part's type, so a text/* part's payload reaches the model unread (issue 9, c8d9935)",
+        "a file part's data URI is read under the URI's own media type; Mastra sends it under the part's type, so a text/* part's payload reaches the model unread (G12.6, M12.10)",
         data_uri_read_under_its_own_type,
     ),
-    # defects of the substrate fixed by issue 10 (real Mastra's behaviour), the old behaviour
+    # rules of the substrate the model once read wrongly (real Mastra's prompt): the old behaviour
     Mutant(
         "user_message_sends_every_part",
         "M12 I4",
-        "a user message sends its reasoning and tool parts too; the policies read its text and file parts (issue 10, k9)",
+        "a user message sends its reasoning and tool parts too; the policies read its text and file parts (M12.4)",
         user_message_sends_every_part,
     ),
     Mutant(
         "part_provider_options_sent",
         "M12 I4",
-        "a prompt text part keeps its providerOptions (content options reach the provider unread; issue 10, k6)",
+        "a prompt text part keeps its providerOptions (content options reach the provider unread; M12.5)",
         part_provider_options_sent,
     ),
     Mutant(
         "message_metadata_sent",
         "M12 I4",
-        "a prompt message keeps its metadata (it reaches the provider unread; issue 10, k36)",
+        "a prompt message keeps its metadata (it reaches the provider unread; M12.5)",
         message_metadata_sent,
     ),
 ]

@@ -1,4 +1,4 @@
-"""The invariants of SPEC §P, one function each, named after what holds.
+"""The invariants of the spec's I section, one function each, named after what holds.
 
 Every function returns a list of violation strings: empty means the invariant holds. They look
 only at what an implementation can show (the scenario, its observation, the stored threads
@@ -15,8 +15,8 @@ The modules are grouped by what is observed:
 - ``tool_outcomes``: the caller's client tool outcome on a remembered message (I8, I10);
 - ``outcome``: how the call ends (G2, I5, I6, I7, I11, G12, G7, G11);
 - ``audit``: the audit events (G15);
-- ``calls``, ``rbac``: what Breakwater was measured to do (G1 call options, the input-assets
-  gate, G3 RBAC);
+- ``calls``, ``rbac``: what Breakwater was measured to do (G1 call options, the G16
+  input-assets gate, G3 RBAC);
 - ``modes``: raw against guarded mode (I12).
 """
 

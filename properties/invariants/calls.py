@@ -1,5 +1,5 @@
-"""G1, the input-assets gate and returned system entries, as measured on Breakwater
-(docs/breakwater-measurements.md §4, §5 and §6): properties written from the measurements, not
+"""G1.1 call options, the G16 input-assets gate and G7's returned system entries, as Breakwater
+behaves: properties written from its measured behaviour (Evidence: G1.1, G16, G7.2, G7.5), not
 from the reference.
 """
 
@@ -26,7 +26,7 @@ def _entry_text(e: SystemMessage) -> str | None:
 
 
 def ai_sdk_system_entries_add_nothing(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G7, docs/breakwater-measurements.md §5, issue 9 #6): a system entry of a
+    """Extra (G7.2): a system entry of a
     processor's returned array in the AI SDK shape (``{role: 'system', content}``) has neither
     ``content.content`` nor ``content.parts``, so Breakwater adds ``''`` for it: nothing. Its
     text never reaches the model as a system message. Judged only for a text that occurs once
@@ -53,7 +53,7 @@ def ai_sdk_system_entries_add_nothing(scenario: Scenario, obs: Observation) -> l
 
 
 def null_system_entries_fail_as_measured(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G7, docs/breakwater-measurements.md §5, issue 9 #12): a returned object's
+    """Extra (G7.5, M8.6): a returned object's
     ``systemMessages`` goes to Mastra's ``replaceAllSystemMessages``, which reads ``role`` of
     each entry: a null or undefined entry throws, the value cannot be applied and the processor
     fails. So a guarded call in which a processor returns such a value is never answered (an
@@ -73,7 +73,7 @@ def null_system_entries_fail_as_measured(scenario: Scenario, obs: Observation) -
 
 
 def context_option_fails_as_measured(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G1, docs/breakwater-measurements.md §6): a guarded generate or stream call given
+    """Extra (G1.1): a guarded generate or stream call given
     ``context`` messages throws a TypeError before anything runs: no audit event, no model call
     (the durable loop takes the context)."""
     if scenario.call.loop is Loop.DURABLE or not scenario.call.context:
@@ -88,7 +88,7 @@ def context_option_fails_as_measured(scenario: Scenario, obs: Observation) -> li
     return out
 
 
-# A network URL as the measurements name one: a scheme, ``://``, then an authority. Anything
+# A network URL as G16.6 parses one: a scheme, ``://``, then an authority. Anything
 # else (inline data, a data URI, a provider file id, an odd authority) is not judged: this can
 # only miss a violation, never make one up.
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#\\]*)")
@@ -116,7 +116,7 @@ def _allowed(origins: tuple[str, ...]) -> set[str]:
 
 
 def asset_url_denial(data: object, allowed: set[str]) -> str | None:
-    """What the measured gate says of a file or image part's data (§4): a network URL whose
+    """G16.5: what the gate says of a file or image part's data: a network URL whose
     scheme is not http/https, then one with credentials, then one whose origin the agent does
     not allow is denied; None when it passes or is not judged here."""
     if not isinstance(data, str):
@@ -136,7 +136,7 @@ def asset_url_denial(data: object, allowed: set[str]) -> str | None:
 
 
 def denied_asset_urls_never_reach_model(scenario: Scenario, obs: Observation) -> list[str]:
-    """Extra (G2, I4; docs/breakwater-measurements.md §4, the input-assets gate): no user
+    """Extra (G16, I4; the input-assets gate): no user
     message the model receives holds a file or image part naming a URL the gate denies (another
     scheme than http/https, credentials, or an origin outside ``allowedInputAssetOrigins``,
     default none)."""
@@ -150,7 +150,7 @@ def denied_asset_urls_never_reach_model(scenario: Scenario, obs: Observation) ->
                 if isinstance(p, (FilePart, ImagePart)):
                     why = asset_url_denial(p.data, allowed)
                     if why:
-                        out.append(f"G2: the model received {p.data!r} in {e.id}, a URL the input-assets gate denies ({why})")
+                        out.append(f"G16: the model received {p.data!r} in {e.id}, a URL the input-assets gate denies ({why})")
     return out
 
 
@@ -158,11 +158,11 @@ _FETCHED = "Error: Failed to download asset: "
 
 
 def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
-    """Extra (G2, G13, I1; docs/breakwater-measurements.md §4, the input-assets gate): the gate
+    """Extra (G16, G13, I1; the input-assets gate): the gate
     judges every user message on the list after the application processors and refuses, with
     the removing stop, a call one of whose file or image parts names a URL it denies. It runs
-    before the model step, where Mastra fetches every user file URL (docs/mastra-measurements.md
-    §k k44, offline a fetch fails and the turn is saved all the same). So a denied URL is never
+    before the model step, where Mastra fetches every user file URL (M12.10:
+    offline a fetch fails and the turn is saved all the same). So a denied URL is never
     fetched (the durable loop names the URL a failed download fetched: origin and path) and the
     call saves no message holding one that the thread did not hold before (a URL a stored
     message already held, under the same id, is the thread's, not the call's)."""
@@ -172,7 +172,7 @@ def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observatio
         url = obs.outcome.error[len(_FETCHED) :]
         why = asset_url_denial(url, allowed)
         if why:
-            out.append(f"G2: Mastra fetched {url!r}, a URL the input-assets gate denies ({why})")
+            out.append(f"G16: Mastra fetched {url!r}, a URL the input-assets gate denies ({why})")
     for t in after.threads:
         old = before.get(t.id)
         held = {(m.id, p.data) for m in (old.messages if old else ()) for p in (m.parts or ()) if isinstance(p, (FilePart, ImagePart))}
@@ -184,6 +184,6 @@ def denied_asset_urls_never_fetched_or_saved(scenario: Scenario, obs: Observatio
                     why = asset_url_denial(p.data, allowed)
                     if why:
                         out.append(
-                            f"G2: the call saved {p.data!r} in {m.id} of thread {t.id!r}, a URL the input-assets gate denies ({why})"
+                            f"G16: the call saved {p.data!r} in {m.id} of thread {t.id!r}, a URL the input-assets gate denies ({why})"
                         )
     return out

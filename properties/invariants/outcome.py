@@ -31,20 +31,19 @@ from guardspec.model.values import UNDEFINED
 from .rendering import cached_output
 from .scenario import PROCESSOR_FAILED, _reasons, caller_messages
 
-INPUT_ASSETS = "breakwater-input-assets"  # the input-assets gate's processor id (§4)
+INPUT_ASSETS = "breakwater-input-assets"  # the input-assets gate's processor id (G16)
 
 
 def refused_call_never_reaches_model(scenario: Scenario, obs: Observation) -> list[str]:
     """Extra (G2): on any refusal nothing later runs and the model is never called. M13: a
-    failure of the result-text read-back comes after the model answered (measured,
-    docs/mastra-measurements.md §k)."""
+    failure of the result-text read-back comes after the model answered (M13.5, M13.6)."""
     if isinstance(obs.outcome, (Refused, Failed)) and obs.prompts and not _read_back_failure(obs.outcome):
         return [f"G2: {_reasons(obs)} yet the model was called"]
     return []
 
 
 def _read_back_failure(outcome: Any) -> bool:
-    """M12/M13 failures after the processors (measured, docs/mastra-measurements.md §k): the
+    """M12.10, M13.6: failures after the processors: the
     asset download before the model, the result-text read-back after it."""
     return isinstance(outcome, Failed) and after_chain_failure(outcome.error)
 
@@ -59,9 +58,9 @@ READ_BACK_ERRORS = (
 
 
 def after_chain_failure(error: str) -> bool:
-    """The failures that come after the processors: the asset download (M12) and the
-    result-text read-back's conversion errors (M13: an approval call, k8; a user response
-    file the AI SDK cannot convert, k56), by their measured messages."""
+    """M12.10, M13.6: the failures that come after the processors: the asset download and the
+    result-text read-back's conversion errors (an approval call; a user response file the AI SDK
+    cannot convert, M13.7), by their measured messages."""
     return (
         "ToolInvocation must have a result: " in error
         or error.startswith(READ_BACK_ERRORS)
@@ -159,7 +158,7 @@ def own_abort_refuses_with_own_reason(scenario: Scenario, obs: Observation) -> l
 
 
 def tripwire_name(scenario: Scenario) -> str:
-    """G6 as measured (docs/breakwater-measurements.md §3): a TripWire a processor throws itself
+    """G6.1: a TripWire a processor throws itself
     is rethrown unchanged and carries no processorId, so Mastra names it as its runner does:
     ``<agent id>-input-processor`` on generate/stream, ``""`` on the durable loop (an
     ``abort(reason)`` still names the processor)."""
@@ -189,7 +188,7 @@ def processors_run_once_before_model(scenario: Scenario, obs: Observation, stage
 
 
 def same_scenario_same_observation(first: Observation, second: Observation) -> list[str]:
-    """I11 (§0): the same scenario gives the same observation."""
+    """I11 (the model is pure): the same scenario gives the same observation."""
     if first == second:
         return []
     diff = [
@@ -216,7 +215,7 @@ def policy_verdict_matches_read(scenario: Scenario, obs: Observation) -> list[st
             break
     out = []
     # M13: an answered call may still fail in the result-text read-back, after the model
-    # (measured, docs/mastra-measurements.md §k)
+    # (M13.5, M13.6)
     got = Answered() if _read_back_failure(obs.outcome) else obs.outcome
     if got != want:
         out.append(f"G12: policies on the read text decide {want!r}, outcome {obs.outcome!r}")
@@ -244,11 +243,11 @@ def mapping_error_fails_call(scenario: Scenario, obs: Observation, stages: Seque
     processor changed (memory holds it, as on the list before the processors), only the parts
     the caller sent (its outcome, by message id and toolCallId) are the call's input: a stored
     result beside them is history, whose mapping never runs under the guard
-    (docs/breakwater-measurements.md §10, §13)."""
+    (G11.1, G11.2)."""
     if not stages or len(stages) - 1 != len(scenario.agent.processors) or not _reaches_processors(scenario, obs):
         return []
     # the input-assets gate runs between the processors and the mapping and stops the call
-    # first (docs/breakwater-measurements.md §4)
+    # first (G16)
     if isinstance(obs.outcome, Refused) and obs.outcome.processor_id == INPUT_ASSETS:
         return []
     _, first = stages[0]

@@ -4,7 +4,7 @@ How I4 decides that an entry "was read": each prompt entry is rendered as the mo
 (``rendering``: a system message as one text, tool outputs as sent, mapped outputs included),
 and every text of that rendering must occur in the policies' read (``read``), unless the stored
 history or the configured instructions would have sent the very same texts. The rendering is
-the invariants' own, written from SPEC M11/M12 and the measurements; nothing here asks the
+the invariants' own, written from the spec's M11 and M12; nothing here asks the
 reference how it reads. Substring matching can only make the check more lenient: a missed
 violation, never a false one. Generated texts are fixed-width tokens (``note-07``) so that
 accidental containment is rare.
@@ -134,7 +134,7 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                 continue
             # a prompt message's metadata would reach the provider with it: every string in it
             # must be read, unless the stored message sends it back as it was (Mastra sends
-            # none: a prompt message is {role, content}, docs/mastra-measurements.md §k, k36)
+            # none: a prompt message is {role, content}, M12.5)
             if e.metadata is not UNDEFINED and (e.id, e.role, repr(e.metadata)) not in known_meta:
                 missing = unread(read, [Text(x) for x in metadata_strings(e.metadata)])
                 if missing:
@@ -147,7 +147,7 @@ def prompt_entries_are_known_or_read(scenario: Scenario, obs: Observation, read:
                     out.append(f"I4: prompt[{step}] message {e.id!r} part {i} ({type(p).__name__}): {why}")
                 # a prompt text part's providerOptions travel with it to the provider; those that
                 # carry content (Anthropic citations, OpenRouter reasoning details) must be read
-                # too (Mastra sends none: docs/mastra-measurements.md §k, k6)
+                # too (Mastra sends none: M12.5)
                 if isinstance(p, TextPart):
                     missing = unread(read, [Text(x) for x in content_option_strings(p.provider_options)])
                     if missing:
@@ -200,7 +200,7 @@ def additions_are_read(scenario: Scenario, read: str | None, stages: Sequence[tu
                     if _known(known, m.id, m.role, p) or _known(seen, m.id, m.role, p) or _mapped_later(scenario.agent, p):
                         continue
                     if m.role is Role.USER and isinstance(p, (ReasoningPart, ToolPart)):
-                        continue  # M12: a user message sends only its text and file parts (docs/mastra-measurements.md §k, k9)
+                        continue  # M12.4: a user message sends only its text and file parts
                     why = _unread_part(read, p)
                     if why:
                         out.append(f"I4: after {name}, added/changed message {m.id!r} part {i}: {why}")

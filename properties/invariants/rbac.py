@@ -1,4 +1,4 @@
-"""G3: who may call, as measured on Breakwater (docs/breakwater-measurements.md §2)."""
+"""G3: who may call, as Breakwater decides it (G3.1, G3.2; Evidence: G3.1, G3.2)."""
 
 from __future__ import annotations
 

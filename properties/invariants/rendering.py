@@ -1,4 +1,4 @@
-"""What the model receives, written from SPEC M11/M12 and the measurements, for I4 and I9.
+"""What the model receives, written from the spec's M11 and M12, for I4 and I9.
 
 This module is the invariants' own reading of a prompt: it imports nothing from
 ``guardspec.reference`` (an oracle that shares the reference's reading shares its mistakes).
@@ -23,8 +23,8 @@ Each prompt entry is rendered as the model receives it, as a list of texts:
 A rendering is *read* when each of its texts occurs in the policies' read: a string either as it
 is or as it stands inside JSON text (quotes and backslashes escaped), any other value as its
 JSON text. A file's data that decodes as base64 counts as read only through its decoding: Mastra
-sends string data as ``data:<type>;base64,<data>`` (docs/mastra-measurements.md §k, k18) and
-the model receives the text it decodes to (docs/breakwater-measurements.md §8), not the
+sends string data as ``data:<type>;base64,<data>`` (M12.8) and
+the model receives the text it decodes to (G12.6), not the
 base64 string; data that does not decode counts as read as it is.
 """
 
@@ -100,11 +100,11 @@ def part_texts(p: Any) -> list[Text]:
         return out + _output_texts(sent_output(p) if p.state in SENT_STATES else p.result)
     if isinstance(p, (FilePart, ImagePart)):
         # only text media reach the model as text; an image's bytes are not text to read
-        # (Breakwater reads text/* data only, docs/breakwater-measurements.md §8)
+        # (Breakwater reads text/* data only, G12.6)
         text_media = isinstance(p.media_type, str) and p.media_type.lower().startswith("text/")
         if not (text_media and isinstance(p.data, str)):
             return []
-        # M12 (docs/mastra-measurements.md §k k44): Mastra sends a data URI rewritten under the
+        # M12.10: Mastra sends a data URI rewritten under the
         # part's own media type, ``data:<type>;base64,<payload>``: the model receives its
         # payload (the text after the first comma, up to the next) as the part's data
         if p.data.lower().startswith("data:") and "," in p.data:
@@ -143,7 +143,7 @@ def system_texts(s: SystemMessage) -> list[Text]:
 
 
 # The provider options that carry content to a provider: Anthropic citations and OpenRouter
-# reasoning details, less their opaque tokens (docs/breakwater-measurements.md §7). Other
+# reasoning details, less their opaque tokens (G12.5). Other
 # namespaces and keys configure a provider and carry no prompt text.
 CONTENT_OPTIONS = {"anthropic": ("citations", ("encrypted_index",)), "openrouter": ("reasoning_details", ("data", "signature", "id"))}
 

@@ -61,13 +61,13 @@ def touches(processor: Any, mid: str) -> bool:
     return False
 
 
-# docs/breakwater-measurements.md §2: Breakwater's closed role set and its principal kinds
+# G3.1: Breakwater's closed role set and its principal kinds (G0.2)
 BREAKWATER_ROLES = frozenset({"admin", "builder", "operator", "reviewer", "viewer"})
 PRINCIPAL_KINDS = frozenset({"human", "service", "agent", "system"})
 
 
 def request_actor(actor: Actor | None) -> Actor | None:
-    """G3 as measured (docs/breakwater-measurements.md §2): the actor Breakwater reads from the
+    """G3.1: the actor Breakwater reads from the
     request context, or None: an actor with an empty id, a role outside the closed role set or
     a principal kind outside the known kinds (null included) is no actor at all."""
     if actor is None or not actor.id.strip() or actor.role not in BREAKWATER_ROLES or actor.kind not in PRINCIPAL_KINDS:

@@ -38,10 +38,10 @@ def refused_call_leaves_threads_intact(scenario: Scenario, obs: Observation, bef
 
 def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, before: ThreadStore, after: ThreadStore) -> list[str]:
     """Extra (G0, G1, M9): a call that fails (TypeError or a rejected generate/stream) saves
-    nothing, except when the failure comes after the processors, where the turn is saved (M12
-    asset download, M13 result-text read-back; measured, docs/mastra-measurements.md §k). Threads are compared as storage holds them
-    (an image part is a file part: its own derivation of the measured storage format,
-    docs/mastra-measurements.md §k, not the reference's)."""
+    nothing, except when the failure comes after the processors, where the turn is saved (the
+    asset download, M12.10; the result-text read-back, M13.6). Threads are compared as storage
+    holds them (an image part is a file part, M2.2: its own derivation of the storage format, not
+    the reference's)."""
     if not isinstance(obs.outcome, Failed) or after_chain_failure(obs.outcome.error):
         return []
 
@@ -56,8 +56,8 @@ def failed_call_leaves_threads_intact(scenario: Scenario, obs: Observation, befo
 
 
 def _as_file_parts(m: Message) -> Message:
-    """M13: storage holds no ``image`` part; an image part is kept as a file part with the same
-    data, media type and stamp (measured, docs/mastra-measurements.md §k)."""
+    """M2.2: storage holds no ``image`` part; an image part is kept as a file part with the same
+    data, media type and stamp."""
     if not m.parts or not any(isinstance(p, ImagePart) for p in m.parts):
         return m
     return evolve(m, parts=tuple(FilePart(p.data, p.media_type, p.created_at) if isinstance(p, ImagePart) else p for p in m.parts))

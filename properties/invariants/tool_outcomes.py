@@ -63,9 +63,9 @@ def returned_memory_input_stays_both(
         if not isinstance(obs.outcome, Answered):
             continue
         if lm.message.role is not Role.ASSISTANT:
-            continue  # M12: a user message's tool parts are not sent (docs/mastra-measurements.md §k, k9)
+            continue  # M12.4: a user message's tool parts are not sent
         # the caller's outcome parts: a stored (historical) result on the same message is not
-        # the caller's, and is sent as stored (docs/breakwater-measurements.md §10)
+        # the caller's, and is sent as stored (G11.2)
         given = {q.tool_call_id for m in caller_messages(scenario) if m.id == cid for q in m.parts or () if isinstance(q, ToolPart)}
         outcome_parts = [p for p in lm.message.parts or () if isinstance(p, ToolPart) and p.is_client_outcome and p.tool_call_id in given]
         sent = _sent_tool_parts(obs.prompts[0], cid) if obs.prompts else {}

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for the model's values, with swarm switches (SPEC §1, processor language).
+"""Hypothesis strategies for the model's values, with swarm switches (the spec's vocabulary and what a processor in a scenario must be able to do).
 
 Scenarios are small: at most a few stored messages, up to four caller messages, up to three
 processors with up to two steps each. Texts are fixed-width tokens (``note-07``) and the marker

@@ -64,7 +64,7 @@ def parts(draw, swarm: Swarm = DEFAULT):
             )
         )
         text = draw(texts(swarm)) if not swarm.weird_values or draw(st.integers(0, 9)) else draw(js_values)
-        # providerOptions null or not an object: shapes the census counts (issue 10 point 3)
+        # providerOptions null or not an object: shapes the campaigns' census counts (G12.5)
         note = (lambda: draw(provider_options(swarm))) if swarm.breakwater_shapes else (lambda: obj(note=draw(texts(swarm))))
         given = {"opts": note, "null": lambda: None, "scalar": lambda: draw(st.sampled_from([3, "note-7"]))}
         return TextPart(text, given[opts]() if opts in given else UNDEFINED)
@@ -72,7 +72,7 @@ def parts(draw, swarm: Swarm = DEFAULT):
     if kind == "file" and (url or not swarm.breakwater_shapes):
         return FilePart(draw(st.sampled_from(ASSET_URLS) if url else st.one_of(texts(swarm), data_values(swarm))), "text/plain")
     if kind == "file":
-        # text/* data is read as base64 (docs/breakwater-measurements.md §8): the base64 of a
+        # text/* data is read as base64 (G12.6): the base64 of a
         # text (the marker included), a token that is not base64, or any other value
         # (not classified, which stops the call before anything else is observed, kept rare)
         encoded = texts(swarm).map(lambda t: base64.b64encode(t.encode()).decode())
@@ -80,7 +80,7 @@ def parts(draw, swarm: Swarm = DEFAULT):
             k = draw(st.integers(0, 11))
             data = draw(st.just("not!base64") if k == 0 else data_values(swarm) if k == 1 else texts(swarm) if k <= 5 else encoded)
             if swarm.foreign_data_uris and k > 5:
-                data = f"data:image/png;base64,{data}"  # another media type: sent under the part's (k44)
+                data = f"data:image/png;base64,{data}"  # another media type: sent under the part's (M12.10)
             return FilePart(data, draw(st.sampled_from(["text/plain", "text/plain", "text/markdown"])))
         other = st.one_of(st.integers(0, 3), data_values(swarm))  # not a string
         uri = encoded.map(lambda e: f"data:text/plain;base64,{e}")  # a data URI of base64 text
@@ -129,7 +129,7 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
         content: Any = text
     elif kind <= 5:
         # two text parts; sometimes the marker split across them (the model receives the parts
-        # as one text, the policies must read them so: issue 11 hole (a))
+        # as one text, the policies must read them so: G12.4)
         split = swarm.marker_rate > 0 and draw(st.integers(0, 3)) == 0
         content = (TextPart("FORB"), TextPart(f"IDDEN-{draw(st.integers(0, 9)):02d}")) if split else (TextPart(text), TextPart(draw(notes)))
     elif kind == 6:
@@ -158,7 +158,7 @@ def entries(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
     # besides values that are no entry: a stored-format system entry with neither content nor parts (M2, M8)
     no_content = Message("s0", Role.SYSTEM, None, 5)
     others = st.sampled_from([None, no_content, 3, "note-33"]) if swarm.weird_values else st.nothing()
-    if swarm.odd_system:  # the campaign's rare shapes, made often enough for its census (issue 10 point 3)
+    if swarm.odd_system:  # the campaign's rare shapes, made often enough for its census
         # sampled (``one_of`` drops a repeated branch): the entry without content two times in five
         return st.sampled_from([messages(swarm), system_messages(swarm), st.just(no_content), st.just(no_content), others]).flatmap(
             lambda s: s

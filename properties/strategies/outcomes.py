@@ -1,11 +1,10 @@
-"""Tool outcomes of other kinds in the differential campaigns (M12, docs/mastra-measurements.md
-k58, k59; issue 10 point 3).
+"""Tool outcomes of other kinds in the differential campaigns (M12.6, M11.3, M11.2).
 
 The strategies draw a result as an object and an ``errorText`` as a string. The substrate
 converts the other kinds on their own paths: a string result is sent as a text output, any
 other value as JSON (``undefined`` as ``null``), an ``errorText`` that is no string as the AI
 SDK's error message of it (falsy values as ``""``), and a text mapping writes a result as
-``JSON.stringify`` does; a result holding ``value`` is mapped and sent by that value (k60).
+``JSON.stringify`` does; a result holding ``value`` is mapped and sent by that value (M11.2).
 ``with_odd_outcomes`` turns about one outcome in three or four of a campaign's scenario into
 such a kind, after the scenario is drawn and chosen by a hash of it, so that it draws nothing: every other strategy, the property battery's included, draws the same examples
 as without it (drawing these kinds inside ``tool_parts`` moved the battery's derandomized
@@ -13,7 +12,7 @@ examples off shapes that killed four mutants). The text of the outcome is kept i
 value wherever the kind can hold it, so that the marker the swarm drew still reaches the
 model's side and the policies.
 
-A stored thread holds what JSON writes (k53): its outcomes become JSON values only.
+A stored thread holds what JSON writes (M13.3, M13.10): its outcomes become JSON values only.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ def _others(text: str, stored: bool, key: str) -> list:
 
 
 def _wrappers(text: str) -> list:
-    """Results that hold ``value`` (k60): the AI SDK's output wrappers, which the mapping is
+    """Results that hold ``value`` (M11.2): the AI SDK's output wrappers, which the mapping is
     given the value of (an error one is not mapped at all), and a third key, which the mapping
     takes whole; the prompt sends the value of each but a content output."""
     return [
@@ -61,8 +60,8 @@ def _wrappers(text: str) -> list:
 
 
 def with_odd_outcomes(sj: dict, share: int = 3) -> dict:
-    """``sj`` (scenario JSON) with one ``result`` in ``share`` made another kind (k58, k59,
-    k60), in thirds: a string, another value, an object holding ``value``; and one
+    """``sj`` (scenario JSON) with one ``result`` in ``share`` made another kind (M12.6,
+    M11.3, M11.2), in thirds: a string, another value, an object holding ``value``; and one
     ``errorText`` in ``share * 3 / 2``: half an error object, half another value.
     Deterministic in ``sj``; the input is left as it was."""
     base = hashlib.sha256(json.dumps(sj, sort_keys=True).encode()).hexdigest()
@@ -88,7 +87,7 @@ def with_odd_outcomes(sj: dict, share: int = 3) -> dict:
                 elif pick == 1:
                     others = _others(text, stored, key)
                     v[key] = others[_index(f"{base}:{count}:value", len(others))]
-                elif pick == 2 and key == "result":  # an output wrapper (k60)
+                elif pick == 2 and key == "result":  # an output wrapper (M11.2)
                     wrappers = _wrappers(text)
                     v[key] = wrappers[_index(f"{base}:{count}:value", len(wrappers))]
         for k, x in v.items():

@@ -85,7 +85,7 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         return (RemoveByIds((m.id,)), AddMessages((m,), src, False))
     if kind == "readd_result":
         # a stored tool result re-added under its history id with source input: M11 maps it, so
-        # the model receives the mapped output, which the policies must read (issue 11 hole (b))
+        # the model receives the mapped output, which the policies must read (G11.3, I4)
         done = [m for m in fixture.stored if any(isinstance(p, ToolPart) and p.state is ToolState.RESULT for p in m.parts or ())]
         if not done:
             return ()
@@ -125,12 +125,12 @@ def array_values(draw, swarm: Swarm) -> ArrayOf:
 
 @st.composite
 def return_values(draw, swarm: Swarm):
-    if swarm.returned_system_entries:  # battery only (docs/breakwater-measurements.md §5)
+    if swarm.returned_system_entries:  # battery only (G7.2, G7.5)
         shape = draw(st.integers(0, 5))
-        if shape == 0:  # #12: the received array, and systemMessages ending in null/undefined
+        if shape == 0:  # G7.5: the received array, and systemMessages ending in null/undefined
             sysm = tuple(draw(st.lists(notes.map(SystemMessage), max_size=1))) + (draw(st.sampled_from([None, UNDEFINED])),)
             return ObjectOf(ArrayOf(), sysm)
-        if shape == 1:  # #6: the received array and an AI SDK system entry
+        if shape == 1:  # G7.2: the received array and an AI SDK system entry
             return ArrayOf(append=(SystemMessage(draw(notes)),))
     kind = draw(st.sampled_from(sorted(swarm.returns)))
     if kind == "array":
@@ -139,7 +139,7 @@ def return_values(draw, swarm: Swarm):
         msgs = draw(st.one_of(array_values(swarm), st.just(MISSING), st.just(3)))
         entry = system_messages(swarm)
         dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms
-        if dense:  # undefined or a stored-format system message among them (issue 9 point 12)
+        if dense:  # undefined or a stored-format system message among them (G7.5, G8.2)
             entry = st.sampled_from([entry, st.just(UNDEFINED), st.just(UNDEFINED), messages(swarm, roles=(Role.SYSTEM,))]).flatmap(
                 lambda s: s
             )

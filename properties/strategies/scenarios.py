@@ -54,7 +54,7 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
     others = [None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)] + (
         [Actor("svc", "viewer", "service")] if swarm.service_actors else []
     )
-    if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (issue 9 points 3, 16), first
+    if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (G3.1, G3.2), first
         bw = [
             Actor("bot", "viewer", "robot"),
             Actor("ag", "builder", "agent"),

@@ -74,7 +74,7 @@ class Swarm:
         False  # agents that may allow service principals, and a service actor whose role they do not allow (G3); on in CALLER
     )
     asset_urls: bool = False  # file and image data naming URLs, agents allowing origins (the input-assets gate); on in ASSETS
-    # Breakwater's reading (docs/breakwater-measurements.md §7-§8): provider options across the
+    # Breakwater's reading (G12.5-G12.7): provider options across the
     # namespaces of its closed table, text/* file data valid and invalid base64, undefined and
     # stored-format entries in a returned systemMessages, Breakwater's roles and unknown actor
     # kinds; on in CALLER, BREAKWATER and the battery's SYSTEM (the campaigns draw them in
@@ -82,19 +82,19 @@ class Swarm:
     breakwater_shapes: bool = False
     # the stored assistant message of the pending call holds an earlier completed call of a
     # mapped client tool before it (a stored result on the remembered message the caller's
-    # outcome comes back to: docs/breakwater-measurements.md §10); on in the battery's CARRIER
+    # outcome comes back to: G11.1, G11.2); on in the battery's CARRIER
     carrier_history_result: bool = False
     # a message a processor writes carries metadata holding a note now and then (M12: a prompt
-    # message is {role, content}, its metadata never reaches the model, k36); on in the
+    # message is {role, content}, its metadata never reaches the model, M12.5); on in the
     # battery's MOVES only (``battery``), so that the campaigns draw what they drew
     message_metadata: bool = False
     # a processor returns now and then an object whose systemMessages holds null or undefined
-    # (#12), or an array with an AI SDK system entry (#6): G7 as measured, §5; on in the
+    # (G7.5), or an array with an AI SDK system entry (G7.2); on in the
     # battery's MOVES only
     returned_system_entries: bool = False
     # a text/* file part's base64 data is now and then a data URI naming another media type
-    # (``data:image/png;base64,…``), which Mastra sends under the part's own type (k44) and
-    # Breakwater reads so (docs/breakwater-measurements.md §15); on in the battery's ASSETS only
+    # (``data:image/png;base64,…``), which Mastra sends under the part's own type (M12.10) and
+    # Breakwater reads so (G12.6); on in the battery's ASSETS only
     foreign_data_uris: bool = False
     option_refusals: int = (
         1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
@@ -237,13 +237,13 @@ REREAD = Swarm(
     min_steps=1,
 )
 """Answered calls whose processors re-add a stored tool result under ``input``, which M11 then
-maps: the mapped output the model receives must be what the policies read (I4; issue 11's
-second hole; the SYSTEM swarm reaches the first, system messages of several text parts)."""
+maps: the mapped output the model receives must be what the policies read (I4, G11.3;
+the SYSTEM swarm reaches G12.4's case, system messages of several text parts)."""
 
 ASSETS = Swarm(asset_urls=True, rbac_denials=False, weird_values=False, policy_errors=False, broken_mapping=False)
 """File and image parts whose data names a URL (allowed and denied origins, credentials, other
 schemes, a URL inside a data URI), on agents with and without ``allowedInputAssetOrigins``:
-Breakwater's input-assets gate (docs/breakwater-measurements.md §4)."""
+Breakwater's input-assets gate (G16)."""
 
 ASSET_ORIGIN = "https://assets.example"
 ASSET_URLS = (
@@ -298,27 +298,27 @@ provider options, system entries without content, odd content) a campaign's cens
 
 
 BREAKWATER = Swarm(steps=STEP_KINDS | {"readd_result"}, breakwater_shapes=True, service_actors=True, option_refusals=4)
-"""Every feature of the default swarm, Breakwater's shapes (issue 9 point 3: provider options
+"""Every feature of the default swarm, Breakwater's shapes (G12.5-G12.7, G7.5, G3.1: provider options
 across namespaces, ``text/*`` file data as base64, undefined and stored-format entries in a
 returned ``systemMessages``, Breakwater's roles and unknown actor kinds) and history re-added
 under ``input``; re-drawn like the other bases."""
 
 
 def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """Swarms that draw Breakwater's shapes (issue 9 point 3): re-drawn around ``BREAKWATER``
+    """Swarms that draw Breakwater's shapes (``BREAKWATER``'s): re-drawn around ``BREAKWATER``
     (two shares in ten) and the system swarm with those shapes (one), the aimed ``CALLER``
     (one), ``ASSETS`` with ``text/*`` data as base64 where no URL (three), ``REREAD`` (one), and
     processors returning ``{messages, systemMessages}`` (two: undefined and stored-format
     entries there). All but ``REREAD`` draw densely (``option_refusals`` above 1): caller
     messages of two or three parts half the time, file data and provider options of every
     shape, Breakwater's actors; so each shape is made often enough that the default
-    campaign's census has no zero on any seed tried (issue 10 point 3)."""
+    campaign's census counts none of them zero times."""
     m = max_calls
     redrawn = [swarms(evolve(b, max_calls=m)) for b in (BREAKWATER, evolve(SYSTEM, breakwater_shapes=True, option_refusals=4))]
     assets = evolve(ASSETS, breakwater_shapes=True, option_refusals=4, max_calls=m)
     returned = evolve(BREAKWATER, returns=frozenset({"object"}), endings=frozenset({"return"}), min_processors=1, min_steps=1, max_calls=m)
     caller = evolve(CALLER, option_refusals=4, max_calls=m)  # the battery's CALLER draws as it did
-    # the caller's outcome on a remembered message, a stored result beside it (issue 9 point 13)
+    # the caller's outcome on a remembered message, a stored result beside it (G11.1, G11.2)
     carrier = evolve(CARRIER, carrier_history_result=True, max_calls=m)
     shares = (
         [redrawn[0]] * 2
@@ -334,8 +334,7 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): one case in six
     from ``ODD`` (as before; half of them with memory generating titles), one in three from the
-    swarms of Breakwater's shapes (issue 9 point 3), the rest mixed swarms (until issue 10's census asked for Breakwater's shapes, those
-    cases were mixed swarms too)."""
+    swarms of Breakwater's shapes (``breakwater_swarms``), the rest mixed swarms."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
     odd, bw = (

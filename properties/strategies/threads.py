@@ -95,8 +95,8 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
         kind = draw(st.integers(0, 9))
         if (swarm.asset_urls or swarm.option_refusals > 1) and draw(st.booleans()):
             # a message of parts: file and image data naming URLs (the input-assets gate), and in
-            # the campaigns' Breakwater swarms their file data and provider options (issue 9
-            # point 3; a message of one text part, the other kinds, carries neither)
+            # the campaigns' Breakwater swarms their file data and provider options (G12.5,
+            # G12.6; a message of one text part, the other kinds, carries neither)
             kind = 1
         if kind == 0:
             out.append(draw(texts(swarm)))
@@ -113,7 +113,7 @@ def caller_inputs(draw, swarm: Swarm, fixture: Fixture, call_no: int = 0) -> tup
         else:
             out.append(user(f"c{call_no}{k}", draw(texts(swarm)), created_at=10 + k))
         if swarm.message_metadata and isinstance(out[-1], Message) and draw(st.booleans()):
-            out[-1] = evolve(out[-1], metadata=obj(note=draw(notes)))  # battery only (k36)
+            out[-1] = evolve(out[-1], metadata=obj(note=draw(notes)))  # battery only (M12.5)
     if swarm.weird_values:
         odd = draw(st.integers(0, 9 if swarm.odd_system else 29))  # ODD: the rare caller inputs more often
         if odd == 0:

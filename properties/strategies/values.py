@@ -1,4 +1,4 @@
-"""Texts and JS values (SPEC §1): fixed-width tokens, the marker, and any JS value a processor
+"""Texts and JS values (the spec's vocabulary, "Value"): fixed-width tokens, the marker, and any JS value a processor
 or a caller may hand over.
 """
 
@@ -45,7 +45,7 @@ def _objects(children: st.SearchStrategy) -> st.SearchStrategy:
 
 
 js_values = st.recursive(_leaves, lambda c: st.one_of(st.lists(c, max_size=2).map(tuple), _objects(c)), max_leaves=4)
-"""Any JS value of SPEC §1: primitives, bigint, arrays, plain objects and class instances with
+"""Any JS value of the vocabulary's "Value": primitives, bigint, arrays, plain objects and class instances with
 data or accessor properties (getters that yield or throw), functions and symbols."""
 
 plain_values = st.one_of(notes, st.builds(lambda t: obj(answer=t), notes), st.integers(0, 3))
@@ -56,7 +56,7 @@ def data_values(swarm: Swarm) -> st.SearchStrategy:
 
 
 def provider_options(swarm: Swarm = DEFAULT) -> st.SearchStrategy:
-    """Provider options across namespaces (docs/breakwater-measurements.md §7): the two keys
+    """Provider options across namespaces (G12.5): the two keys
     Breakwater reads (Anthropic citations, OpenRouter reasoning details), options it ignores (a
     known namespace's other key, an unknown namespace), and shapes it refuses as not
     classified (a namespace that is not an object, a refused namespace or key)."""

@@ -2,9 +2,10 @@
 beyond them, G7 (identity processors change nothing: a processor receives every message, G5),
 G11 (a throwing mapping fails the call), G12 (the outcome is the policies' decision on the
 text read), G15 (the audit's shapes: no reason on an allowed event, the actor Breakwater
-reads), G1, G3, G7n, G7s and G2 (the measured rules of docs/breakwater-measurements.md §6, §2,
-§5, §4), mirroring extra properties of properties/invariants/ that no invariant of SPEC §P
-states, so that the mutants bending those rules can be refuted.
+reads), G1, G3, G7n, G7s and G2 (Breakwater's rules G1.1, G3.2, G7.5, G7.2 and the
+input-assets gate G16; the claim keeps the name ``G2``), mirroring extra properties of
+properties/invariants/ that no invariant of the spec's I section states, so that the mutants
+bending those rules can be refuted.
 
 Each claim mirrors the function of properties/invariants/ that checks the same invariant on
 an interpreter run (named in ``checks``), over the fields the encoding computes. ``premise``
@@ -201,7 +202,8 @@ def own_refusal(e: Encoded) -> Any:
 
 
 def runner_name(e: Encoded) -> Any:
-    """G6 (docs/breakwater-measurements.md §3): how Mastra names a rethrown TripWire."""
+    """G6.1: how Mastra names a rethrown TripWire, ``""`` on durable and the runner's name
+    (``<agent id>-input-processor``) on generate and stream."""
     return L.ite(L.eq(e.choices.loop, LoopC.DURABLE), BY_NO_ID, BY_RUNNER)
 
 
@@ -312,8 +314,8 @@ def p_i10(e: Encoded) -> Any:
     )
 
 
-# -- claims beyond I1-I10: the clauses three semantic mutants bend, which no invariant of SPEC §P
-# speaks of (each mirrors an extra property of properties/invariants/, checked the same way)
+# -- claims beyond I1-I10: the clauses three semantic mutants bend, which no invariant of the I
+# section speaks of (each mirrors an extra property of properties/invariants/, checked the same way)
 
 
 def identity_only(e: Encoded) -> Any:
@@ -440,29 +442,27 @@ def g3(e: Encoded) -> Any:
 
 
 def g1(e: Encoded) -> Any:
-    """G1 (extra property ``context_option_fails_as_measured``, docs/breakwater-measurements.md
-    §6): a guarded generate/stream call given context fails before anything runs: no audit
+    """G1.1 (extra property ``context_option_fails_as_measured``): a guarded generate/stream call given context fails before anything runs: no audit
     event, no model call."""
     return L.implies(context_call(e), L.and_(L.eq(e.outcome, FAILED), L.eq(e.authorize_events, 0), L.not_(e.prompted)))
 
 
 def g7_null(e: Encoded) -> Any:
-    """G7 (extra property ``null_system_entries_fail_as_measured``, docs/breakwater-measurements.md
-    §5): a processor returning ``systemMessages`` that holds null cannot be applied and fails,
+    """G7.5 (extra property ``null_system_entries_fail_as_measured``): a processor returning ``systemMessages`` that holds null cannot be applied and fails,
     so such a call is never answered."""
     return L.implies(answered(e), L.not_(L.any_(L.eq(x, End.SYS_NULL) for x in e.choices.end)))
 
 
 def g7_sdk(e: Encoded) -> Any:
-    """G7 (extra property ``ai_sdk_system_entries_add_nothing``, §5): an AI SDK system entry of a
+    """G7.2 (extra property ``ai_sdk_system_entries_add_nothing``): an AI SDK system entry of a
     returned array adds nothing, so its text never reaches the model as a system message."""
     sc = e.choices.scope
     return L.implies(e.prompted, L.not_(L.any_(e.prompt.systems[sc.ending_system(k)] for k in range(sc.processors))))
 
 
 def g2_assets(e: Encoded) -> Any:
-    """G2 (extra property ``denied_asset_urls_never_fetched_or_saved``, written from
-    docs/breakwater-measurements.md §4): a user file URL the input-assets gate denies is never
+    """G16 (extra property ``denied_asset_urls_never_fetched_or_saved``; the claim is named
+    ``G2``): a user file URL the input-assets gate denies is never
     fetched (the durable loop names the URL a failed download fetched) and no call saves a
     message holding one (no message stored before the call holds a URL)."""
     ch = e.choices
@@ -578,7 +578,7 @@ CLAIMS: dict[str, Claim] = {
             i10,
             p_i10,
         ),
-        # beyond I1-I10 (SPEC §P states no invariant for these clauses)
+        # beyond I1-I10 (the spec's I section states no invariant for these clauses)
         Claim(
             "G7",
             "identity processors change nothing (each receives every message, G5)",
@@ -656,7 +656,7 @@ CLAIMS: dict[str, Claim] = {
         Claim(
             "G2",
             "a user file URL the input-assets gate denies is never fetched nor saved",
-            ("G2",),
+            ("G16",),
             "G2 denied_asset_urls_never_fetched_or_saved",
             ("guarded",),
             g2_assets,

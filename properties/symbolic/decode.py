@@ -115,7 +115,7 @@ def processor(ch: Choices, k: int) -> Processor:
             parts: tuple = (TextPart(text),)
             meta = UNDEFINED
             if ch.ext(k, j):
-                # content the model never receives (M12, §k k6, k9, k36): an Anthropic citation
+                # content the model never receives (M12.4, M12.5): an Anthropic citation
                 # in the text part's providerOptions, a note in the metadata, and for a user
                 # message a reasoning part
                 label = sc.op_label(k, j)
@@ -124,11 +124,11 @@ def processor(ch: Choices, k: int) -> Processor:
                     parts += (ReasoningPart(reasoning_text(label)),)
                 meta = obj(note=metadata_text(label))
             if ch.url(k, j):
-                # a file part naming a URL of an origin the agent does not allow (G2, §4)
+                # a file part naming a URL of an origin the agent does not allow (G16)
                 parts += (FilePart(asset_url(sc.op_label(k, j)), "text/plain"),)
             elif ch.uri(k, j):
                 # a data URI naming another media type on a text/plain part: Mastra rewrites it
-                # under the part's type (k44), so the model receives the text (§15)
+                # under the part's type (M12.10), so the model receives the text (G12.6)
                 data = base64.b64encode(file_text(sc.op_label(k, j)).encode()).decode()
                 parts += (FilePart(f"data:image/png;base64,{data}", "text/plain"),)
             elif ch.file(k, j):
@@ -142,7 +142,7 @@ def processor(ch: Choices, k: int) -> Processor:
         elif o is Op.ADD_SYSTEM and ch.orole[k][j]:
             # an experimental_providerMetadata key keeps the parts as given (M6 v4 path)
             parts = tuple(TextPart(x) for x in split_parts(sc.op_label(k, j), ch.omark[k][j]))
-            # (an object, not null: Breakwater refuses null options, docs/breakwater-measurements.md §7)
+            # (an object, not null: Breakwater cannot classify null options, G12.5)
             steps.append(AddSystem(SystemMessage(parts, UNDEFINED, obj())))
         elif o is Op.ADD_SYSTEM:
             steps.append(AddSystem(SystemMessage(text)))
@@ -151,7 +151,7 @@ def processor(ch: Choices, k: int) -> Processor:
         elif o is Op.CLEAR_INPUT:
             steps.append(ClearInput())
         elif o is Op.EDIT_SYSTEM:
-            # a provider option Breakwater reads (an Anthropic citation, §7)
+            # a provider option Breakwater reads (an Anthropic citation, G12.5)
             steps.append(EditSystem(0, "providerOptions", obj(anthropic=obj(citations=text))))
         elif o is Op.MOVE:
             # the message out, and a literal copy of it back under a source: the carrier as

@@ -16,10 +16,10 @@ BY_NONE, BY_RBAC, BY_POLICY, BY_MAPPER = -1, -2, -3, -4
 # a TripWire a processor throws itself, named as Mastra's runner names it (G6, measured):
 # ``<agent id>-input-processor``, or ``""`` on the guarded durable loop
 BY_RUNNER, BY_NO_ID = -5, -6
-BY_ASSETS = -7  # the input-assets gate, breakwater-input-assets (G2)
+BY_ASSETS = -7  # the input-assets gate, breakwater-input-assets (G16)
 R_NONE, R_ABORT, R_PROC_FAILED, R_POLICY, R_RBAC, R_TYPEERROR, R_RAW_FAILED, R_POLICY_FAILED = range(8)
-R_ASSET = 8  # the gate denied an asset URL (G2)
-R_FETCH = 9  # Mastra failed to download a user file URL before the model step (M12, k44)
+R_ASSET = 8  # the gate denied an asset URL (G16.5)
+R_FETCH = 9  # Mastra failed to download a user file URL before the model step (M12.10)
 
 
 @frozen
@@ -69,12 +69,12 @@ class Encoded:
     # user message's reasoning part (the guard's Mastra sends neither; two mutants do)
     prompt_opts: tuple = ()
     prompt_reasoning: tuple = ()
-    prompt_meta: tuple = ()  # the message's metadata (k36)
+    prompt_meta: tuple = ()  # the message's metadata (M12.5)
     read_files: tuple = ()  # per label: its file text was read (G12; none in raw mode)
     # the stored result beside the carrier's outcome (``Content.hist``) read as stored, mapped
     read_hist_raw: Any = False
     read_hist_mapped: Any = False
-    asset_events: Any = 0  # G2: agent.input.asset events (the gate's denial)
+    asset_events: Any = 0  # G16.5: agent.input.asset events (the gate's denial)
 
 
 def carrier_tool(ch: Choices) -> Any:
@@ -103,7 +103,7 @@ def prepared(ch: Choices) -> ListS:
 
 
 def loaded(ch: Choices, lst: ListS) -> ListS:
-    """M7 memory processors: the input filter (mastra-facts §1.4) keeps, of the caller input,
+    """M7 memory processors: the input filter (M7.4) keeps, of the caller input,
     the user messages after the last assistant message (by createdAt: the carrier, if any) and
     the carrier's advancing outcome; then stored history is added as memory; M3 folds the
     carrier's stored copy onto its caller copy, which is then memory+input and holds the stored

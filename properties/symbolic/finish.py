@@ -36,7 +36,7 @@ def _due(ch: Choices, s: Slot, remap_moved: bool) -> Any:
 def _due_hist(ch: Choices, s: Slot, remap_moved: bool, whole: Any) -> Any:
     """G11 / M11 for the stored result beside the carrier's outcome: walked in the input set
     where ``whole`` (the guard maps every result part of a message it reads whole, of a
-    remembered one only the caller's outcome parts, docs/breakwater-measurements.md §10);
+    remembered one only the caller's outcome parts, G11.1);
     the remapping mutant maps every part of a moved message."""
     walked = L.and_(s.inp, whole)
     if remap_moved:
@@ -95,15 +95,14 @@ def model_step(lst: ListS) -> Stepped:
 
 
 def policy_engine_output_return(lst: ListS) -> ListS:
-    """G12 on the guarded durable loop's finalisation (docs/breakwater-measurements.md §11,
-    reference/guard/application.py ``policy_engine_output_return``): the policy engine, the
+    """G12.11 on the guarded durable loop's finalisation (reference/guard/application.py ``policy_engine_output_return``): the policy engine, the
     guarded agent's output processor, returns the response messages it was handed, and
-    Mastra's runner removes each by id (out of every source set, mastra-facts §1.5) and re-adds
-    it, merge off, under the source its checker names first (mastra-facts §1.7: memory, input,
+    Mastra's runner removes each by id (out of every source set, M5.1) and re-adds
+    it, merge off, under the source its checker names first (M1.2: memory, input,
     response, context, by id). A response message holds neither memory nor input (M1: adding
     under response drops them), so the checker names response: the durable loop hands this step
     a list rebuilt from its workflow state, so a stale memory reference ``clear.input`` left
-    (M5) is gone (docs/breakwater-measurements.md §21), and the message stays response and is
+    (M5.2) is gone (G12.11), and the message stays response and is
     saved (M13). A response message that was also context (moved under context by a processor,
     then merged into by the reply, M4) is no longer context. Its parts are stamped already (M2: added under
     a source other than memory, or merged into)."""
@@ -115,7 +114,7 @@ def policy_engine_output_return(lst: ListS) -> ListS:
 
 
 def readd_earlier_responses(before: ListS, stepped: Stepped) -> ListS:
-    """M12 ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, §k): after
+    """M12.13 ``generate()`` and ``stream()``: after
     the reply is saved, each response message that was on the list before the model step is
     added again as ``response``, merge on, in list order. Its parts are stamped (M2); an
     assistant one merges (M4) into the latest message, the reply or the message the reply

@@ -1,4 +1,4 @@
-"""One guarded call, encoded: G0, G2-G14 over M1-M13 (reference/run.py ``_run_guarded`` and
+"""One guarded call, encoded: G0, G2-G14 and G16 over M1-M13 (reference/run.py ``_run_guarded`` and
 reference/guard/chain.py ``guarded_chain``)."""
 
 from __future__ import annotations
@@ -99,8 +99,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     sc = ch.scope
     N, K, J = sc.messages, sc.processors, sc.ops
     durable = L.eq(ch.loop, LoopC.DURABLE)
-    # G0: memory with title generation is refused at construction; G1 (docs/breakwater-measurements.md
-    # §6): a generate/stream call given context is a TypeError before anything runs, as G0's
+    # G0: memory with title generation is refused at construction; G1.1: a generate/stream call given context is a TypeError before anything runs, as G0's
     # (the mutant accepts the context and runs the call)
     context_call = L.and_(L.not_(durable), L.or_(*[L.eq(ch.kind[s], Kind.CONTEXT) for s in range(N)]))
     g0 = L.or_(ch.title_on, False if sw.g1_context_accepted else context_call)
@@ -127,14 +126,14 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         before = lst
         carriers_k = [L.and_(carrier_id[s], before.slots[s].present, before.slots[s].mem, before.slots[s].inp) for s in range(N)]
         # G5: Breakwater hands the processor the list's own array (live: what the steps add
-        # shows in it until a removal replaces it, docs/breakwater-measurements.md §12); the
+        # shows in it until a removal replaces it, G5.1); the
         # input-only mutant a snapshot of the input view
         live = not sw.g5_input_only
         st = run_steps(ch, k, before, received_all(before, sw.g5_input_only), live)
         in_scope = L.and_(in_scope, L.implies(alive, st.in_scope))
         items = returned_items(ch, k, current_array(st, live))
         e = ch.end[k]
-        # G7 (docs/breakwater-measurements.md §5): systemMessages [null] empties the bucket, then
+        # G7.5: systemMessages [null] empties the bucket, then
         # cannot be applied: the processor fails on the emptied list (the mutant skips the null
         # and applies the received array)
         sys_null = L.and_(L.not_(st.threw), L.eq(e, End.SYS_NULL))
@@ -221,13 +220,12 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     # G11 mapping (a throwing mapping fails the call: processor breakwater-client-tool-output,
     # one processor error event, G13 removal without a snapshot; the lenient mutant logs it and
     # goes on), then G10 the read set over the final list
-    # G11 (docs/breakwater-measurements.md §10): of a remembered input message only the caller's
+    # G11.1: of a remembered input message only the caller's
     # outcome parts are mapped; every result part of one a processor added or changed (its id
     # recorded) or of one memory does not hold: the stored result beside the carrier's outcome
     # is mapped only then (the mutant that maps every stored result: always)
     hist_whole = tuple(True if sw.g11_map_stored else L.or_(record_ids[s], L.not_(lst.slots[s].mem)) for s in range(N))
-    # G2 the input-assets gate between the processors and the mapping (docs/breakwater-measurements.md
-    # §4): a user message on the list (any source) whose file part names a URL of an origin the
+    # G16 the input-assets gate between the processors and the mapping: a user message on the list (any source) whose file part names a URL of an origin the
     # agent does not allow (it allows none) stops the call, an agent.input.asset event, G13
     # removal without a snapshot (the mutant has no gate)
     urls = L.any_(L.and_(s.present, L.not_(s.c.assistant), s.c.url) for s in lst.slots)
@@ -239,7 +237,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     items_read: list[ReadItem] = []
     # the mutant reads a history id that stands under input alone as it was before mapping
     unmapped = [L.and_(sw.g10_history_input_unmapped, ls.only_input(mapped.slots[s]), fin.is_stored(ch, s)) for s in range(N)]
-    # G10 caller messages (docs/breakwater-measurements.md §9): on generate/stream the policy
+    # G10.2 caller messages: on generate/stream the policy
     # engine receives every message on the list, on durable the input view
     whole_list = L.not_(L.eq(ch.loop, LoopC.DURABLE))
     for s, slot in enumerate(mapped.slots):
@@ -302,7 +300,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     reason = L.ite(deny, R_POLICY, L.ite(pfail, R_POLICY_FAILED, L.ite(map_fail, R_PROC_FAILED, L.ite(gate, R_ASSET, reason))))
     proc_events = L.ite(map_fail, 2 if sw.g6_two_failure_events else 1, proc_events)
     answered = L.and_(runs, evaluating, L.not_(policy_stop))
-    # M12 (docs/mastra-measurements.md §k k44): Mastra fetches every user file URL before the
+    # M12.10: Mastra fetches every user file URL before the
     # model step; offline the fetch fails and the turn is saved all the same. Under the guard
     # the gate stopped every such call; without it (the mutant) the call fails here
     fetched = (
@@ -314,7 +312,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     refused_list = final
     # after saving: generate and stream add the earlier response messages again (M12)
     # on the durable loop the policy engine's output step re-adds the response messages before
-    # they are saved (G12, docs/breakwater-measurements.md §11)
+    # they are saved (G12.11)
     settled = ls.ite_list(durable, fin.policy_engine_output_return(stepped.list), stepped.list)
     final = ls.ite_list(answered, ls.ite_list(durable, settled, fin.readd_earlier_responses(mapped, stepped)), final)
     # durable finalisation saves the input and response the removal left (G13: none); on an
@@ -422,7 +420,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         reasoned_allowed=allowed if sw.g15_allowed_reason else 0,
         misnamed_events=L.ite(ch.actor_unreadable, events, 0) if sw.g15_keep_actor else 0,
         # M12: a prompt part carries no providerOptions, a user message sends only its text and
-        # file parts, a prompt message no metadata (docs/mastra-measurements.md §k k6, k9, k36);
+        # file parts, a prompt message no metadata (M12.4, M12.5);
         # the mutants send them
         prompt_opts=tuple(L.and_(sw.m12_part_options_sent, s.present, s.c.ext) for s in mapped.slots),
         prompt_reasoning=tuple(L.and_(sw.m12_user_every_part, s.present, s.c.ext, L.not_(s.c.assistant)) for s in mapped.slots),

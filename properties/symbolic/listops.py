@@ -145,7 +145,7 @@ def same_content(a: Content, b: Content) -> Any:
 def same_fingerprint(a: Content, b: Content) -> Any:
     """G9 fingerprint equality (reference/reading.py ``compute_fingerprint``): the content and
     the legacy ``toolInvocations`` mirror, which a literal copy of a folded carrier lacks
-    (docs/breakwater-measurements.md §12)."""
+    (G9.2)."""
     return L.and_(same_content(a, b), L.eq(a.mirror, b.mirror))
 
 
@@ -197,7 +197,7 @@ def add(old: Slot, src: Any, c: Content, obj: Any) -> tuple[Slot, Any]:
 def first_source(s: Slot, stale: Any = False) -> Any:
     """M1 source checker: the first source in memory, input, response, context order (a stale
     memory reference counts, on the list or not: the checker maps the source sets' members to
-    ids, docs/mastra-measurements.md §k k54); input for an id it does not know (M8)."""
+    ids, M1.2); input for an id it does not know (M8)."""
     return L.ite(
         L.or_(stale, L.and_(s.present, s.mem)),
         Src.MEMORY,

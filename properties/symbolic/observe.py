@@ -1,6 +1,6 @@
 """The encoded fields, read off an interpreter run and off the encoding, side by side.
 
-``of_run`` abstracts what the interpreter shows (§O, plus the policies' read text) to the
+``of_run`` abstracts what the interpreter shows (O1-O8, plus the policies' read text) to the
 encoding's vocabulary; ``of_encoding`` evaluates the encoding (choices fixed, or in a z3 model);
 ``disagreements`` compares the two field by field. The fields: outcome (kind, who, reason),
 audit counts (guarded), the final list (slots with their sources and content, system entries),
@@ -258,7 +258,7 @@ def of_run(sc: Scope, ex: Any) -> dict:
         out["read"] = (
             tuple(l for l in sc.labels if f"txt{l:03d}" in read),
             # a string result: JSON text in raw mode's naive reading, unquoted on its own line
-            # under the guard (docs/breakwater-measurements.md §9)
+            # under the guard (G12.3)
             _raw_result_read(read, ex.mode.value == "guarded"),
             'mapped:"res' in read,
             # the text of a file part, decoded (G12; raw mode's naive reading keeps the base64)
@@ -308,7 +308,7 @@ def of_encoding(e: Encoded, model: z3.ModelRef | None = None) -> dict:
         """A prompt message as sent (M12: no part options; a user message's text parts only;
         no metadata; a data URI under the part's media type)."""
         po, pr, pm = e.prompt_opts, e.prompt_reasoning, e.prompt_meta
-        # M12 (k44): a data URI is sent rewritten under the part's own media type
+        # M12.10: a data URI is sent rewritten under the part's own media type
         return content(sl.c, po[i] if po else False, pr[i] if pr else False, pm[i] if pm else False, False)
 
     out: dict[str, Any] = {}

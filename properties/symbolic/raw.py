@@ -62,10 +62,10 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
         rcv = ite_received(live, received_all(before), rcv)
         st = run_steps(ch, k, before, rcv, live)
         # returning systemMessages [null] is left out of the raw encoding: Mastra applies the
-        # messages, empties the bucket, then throws (M8, docs/mastra-measurements.md §k k42)
+        # messages, empties the bucket, then throws (M8.6)
         in_scope = L.and_(in_scope, L.implies(alive, L.and_(st.in_scope, L.ne(ch.end[k], End.SYS_NULL))))
         # a file part naming a URL is left out of the raw encoding too: Mastra would fetch it
-        # before the model step (M12, docs/mastra-measurements.md §k k44)
+        # before the model step (M12.10)
         in_scope = L.and_(in_scope, *(L.not_(ch.url(k, j)) for j in range(sc.ops)))
         now = current_array(st, live)
         items = returned_items(ch, k, now)

@@ -68,8 +68,8 @@ def random_choices(sc: Scope, rng: random.Random) -> Choices:
         mapping_on and rng.random() < 0.3,
         rng.random() < 0.2,
     )
-    # call context on every loop: on generate/stream it is a TypeError under the guard (G1,
-    # docs/breakwater-measurements.md §6), which the encoding says too
+    # call context on every loop: on generate/stream it is a TypeError under the guard (G1.1),
+    # which the encoding says too
     ch = evolve(ch, actor_unreadable=not ch.rbac_ok and rng.random() < 0.5)
     ch = evolve(ch, actor_service=ch.rbac_ok and rng.random() < 0.2)
     # an ADD's extra content, and the carrier's outcome an error a third of the time, drawn from

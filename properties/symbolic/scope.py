@@ -16,7 +16,7 @@ steps    NOP, ADD (a message, marked or clean, user or assistant, under a source
          optionally carrying content the model never receives: its text part's providerOptions
          with an Anthropic citation, and for a user message a reasoning part; optionally a
          ``text/plain`` file part, its data base64 text or, on a user message, a URL the
-         input-assets gate denies, G2),
+         input-assets gate denies, G16),
          REMOVE (removeByIds), ADD_SYSTEM (addSystem, marked or clean; its content one string,
          or *split*: three text parts that break both the label and the marker, kept as given
          by M6's v4 path, which the model receives as one text), EDIT (EditMessage: the
@@ -93,10 +93,10 @@ class End(IntEnum):
     ABORT_THEN_THROW = 8
     TRIPWIRE = 9  # throw new TripWire(reason): rethrown, named as Mastra's runner names it (G6)
     # the received array with an AI SDK system entry appended (``{role: 'system', content}``):
-    # Breakwater adds ``''`` for it, nothing (G7, docs/breakwater-measurements.md §5)
+    # Breakwater adds ``''`` for it, nothing (G7.2)
     AI_SDK = 10
     # ``{messages: received array, systemMessages: [null]}``: Mastra's replaceAllSystemMessages
-    # empties the bucket, then throws on the null entry: the processor fails (G7, §5)
+    # empties the bucket, then throws on the null entry: the processor fails (G7.5)
     SYS_NULL = 11
 
 
@@ -119,7 +119,7 @@ class Tool(IntEnum):
     """The carrier's tool part: none, the stored pending call, the caller's result, the result
     with its mapped output cached (M11), the caller's outcome an error (``output-error``, its
     error text the result text: read and sent as that text, never mapped, and no entry in the
-    legacy ``toolInvocations`` mirror, docs/breakwater-measurements.md §14)."""
+    legacy ``toolInvocations`` mirror, G9.2)."""
 
     NONE = 0
     CALL = 1
@@ -131,7 +131,7 @@ class Tool(IntEnum):
 @frozen
 class Scope:
     """The bound. ``call_context``: a slot may start as a context message the caller passes
-    with the call (``Call.context``; beyond SPEC §1 "Call", which lists none, but the
+    with the call (``Call.context``, durable only, G1.1; the spec's vocabulary entry "Call" names them, and the
     reference reads them, reference/guard/readset.py). Without it, processors can still add
     messages under ``context`` (M1)."""
 
@@ -235,13 +235,13 @@ class Choices:
     evaluator_on: Any = False  # a second policy, after deny-patterns, whose evaluator throws (G12)
     actor_unreadable: Any = False  # the actor declares no principal kind: Breakwater reads no actor (G3)
     actor_service: Any = False  # the actor is a service principal with the role viewer: allowed (G3: role checked for humans only)
-    # [k][j] ADD: the added message carries content the model never receives (M12, measured,
-    # docs/mastra-measurements.md §k k6, k9, k36): its text part's providerOptions name an
+    # [k][j] ADD: the added message carries content the model never receives (M12.4, M12.5):
+    # its text part's providerOptions name an
     # Anthropic citation (``cit<label>``), its metadata a note (``met<label>``), and a user
     # message holds a reasoning part (``rsn<label>``)
     oext: tuple = ()
     # the carrier's outcome is an error (``output-error``) rather than a result: M3's fold then
-    # writes no legacy ``toolInvocations`` mirror (docs/breakwater-measurements.md §14), so a
+    # writes no legacy ``toolInvocations`` mirror (G9.2), so a
     # literal copy of the folded carrier matches it
     car_err: Any = False
     # [k][j] ADD: the added message also carries a ``text/plain`` file part whose data is the
@@ -250,18 +250,18 @@ class Choices:
     # the carrier's stored message also holds, before its pending call, the result of an
     # earlier call of ``loc`` (call ``hst<s>``, its result text ``hist_text(hist_mark)``): a
     # stored result beside the caller's outcome on the remembered message, which G11 under the
-    # guard maps only when a processor changed the message (docs/breakwater-measurements.md
-    # §10, §13) and G10 reads only then (re-recorded after mapping)
+    # guard maps only when a processor changed the message (G11.1, G11.2) and G10 reads only
+    # then (re-recorded after mapping, G11.3)
     car_hist: Any = False
     hist_mark: Any = False
     # [k][j] ADD of a user message with a file part: its data names a URL
     # (``asset_url(label)``) rather than the base64 text; the agent allows no asset origin, so
-    # the input-assets gate denies it (G2, docs/breakwater-measurements.md §4)
+    # the input-assets gate denies it (G16)
     ourl: tuple = ()
     # [k][j] ADD with a (base64) file part: its data is a data URI naming another media type
     # (``data:image/png;base64,<data>`` on a ``text/plain`` part), which Mastra rewrites under
-    # the part's own type before the prompt (k44): the model receives the text, and G12 reads
-    # it so (docs/breakwater-measurements.md §15)
+    # the part's own type before the prompt (M12.10): the model receives the text, and G12.6
+    # reads it so
     ouri: tuple = ()
 
     def file(self, k: int, j: int) -> Any:
@@ -366,7 +366,7 @@ def assumptions(ch: Choices) -> list:
         if not sc.call_context:
             out.append(L.ne(k, Kind.CONTEXT))
         # (a guarded generate/stream call given context is a TypeError before anything runs,
-        # G1, docs/breakwater-measurements.md §6: encoded in guarded.py, claim G1)
+        # G1.1: encoded in guarded.py, claim G1)
         # caller input and context: user messages (an assistant context message would take the
         # carrier's caller copy into an M4 merge at preparation: outside this encoding)
         out.append(L.implies(L.one_of(k, (Kind.INPUT, Kind.CONTEXT)), L.not_(ch.assistant[s])))
@@ -411,7 +411,7 @@ def context_on_durable_only(ch: Choices) -> Any:
     """A narrowing of the guarded proofs' scope (all claims but G1, and every mutant but the one
     that accepts context): a slot starts as a context message only on the durable loop. On
     generate and stream a guarded call given context throws a TypeError before anything runs
-    (G1, docs/breakwater-measurements.md §6), which the claim G1 proves over the whole scope;
+    (G1.1), which the claim G1 proves over the whole scope;
     leaving those calls out of the other claims keeps their solving time as it was before G1
     admitted context on every loop (I4: 10.6 s z3 against 29 s, docs/proofs.md)."""
     if not ch.scope.call_context:

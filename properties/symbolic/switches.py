@@ -93,8 +93,8 @@ MUTANT_SWITCHES: dict[str, str] = {
     "data_uri_read_under_its_own_type": "g12_uri_own_type",
 }
 
-# mutants whose bent rule lies outside the encoded scope, and why (none since issue 11's fifth
-# session: file URLs and the input-assets gate, a stored result beside the caller's outcome)
+# mutants whose bent rule lies outside the encoded scope, and why (none: the scope encodes file
+# URLs and the input-assets gate, and a stored result beside the caller's outcome)
 OUT_OF_SCOPE: dict[str, str] = {}
 
 
