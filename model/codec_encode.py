@@ -95,7 +95,8 @@ def _tool_part(p: ToolPart) -> dict:
 
 def part_to_json(p: Any) -> dict:
     """A message part as Mastra's stored format spells it (``type`` tags the kind)."""
-    return _un(p)
+    out: dict = _un(p)
+    return out
 
 
 _PART_TYPES = (TextPart, ReasoningPart, FilePart, ImagePart, ToolPart)

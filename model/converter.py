@@ -31,7 +31,7 @@ def register_record(cls: type, **special: Any) -> None:
 
     The hooks of the fields' types must be registered first: cattrs reads them when it
     generates the record's functions."""
-    ov = {f.name: override(rename=camel(f.name)) for f in fields(cls)}
+    ov: dict[str, Any] = {f.name: override(rename=camel(f.name)) for f in fields(cls)}
     ov.update(special)
     converter.register_unstructure_hook(cls, make_dict_unstructure_fn(cls, converter, **ov))
     converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **ov))

@@ -24,7 +24,8 @@ def _compile(cls: type) -> Callable[..., Any]:
     src = f"def evolve(inst, *, {params}):\n    return cls({args})\n"
     ns: dict[str, Any] = {"_M": _MISSING, "cls": cls}
     exec(src, ns)
-    return ns["evolve"]
+    fn: Callable[..., Any] = ns["evolve"]
+    return fn
 
 
 def evolve(inst: T, **changes: Any) -> T:
@@ -32,4 +33,5 @@ def evolve(inst: T, **changes: Any) -> T:
     fn = _EVOLVERS.get(inst.__class__)
     if fn is None:
         fn = _EVOLVERS[inst.__class__] = _compile(inst.__class__)
-    return fn(inst, **changes)
+    out: T = fn(inst, **changes)
+    return out

@@ -37,7 +37,8 @@ def falsy(v: Any) -> bool:
     if v is UNDEFINED or v is None or v is False or v == "":
         return True
     if type(v) in (int, float):
-        return v == 0 or v != v
+        zero_or_nan: bool = v == 0 or v != v
+        return zero_or_nan
     return isinstance(v, BigInt) and v.value == 0
 
 

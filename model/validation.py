@@ -30,7 +30,8 @@ SCHEMA_NAMES = ("scenario", "observation")
 def schema(name: str) -> dict:
     """A published JSON Schema (``scenario`` or ``observation``)."""
     text = resources.files("guardspec.model").joinpath("schemas", f"{name}.schema.json").read_text()
-    return json.loads(text)
+    out: dict = json.loads(text)
+    return out
 
 
 @cache
@@ -89,7 +90,8 @@ def expected(err: Any) -> str:
         return f"expected one of {err.validator_value}, got {json.dumps(err.instance)[:60]}"
     if v == "const":
         return f"expected {json.dumps(err.validator_value)}, got {json.dumps(err.instance)[:60]}"
-    return err.message
+    message: str = err.message
+    return message
 
 
 def best_error(errors: Sequence[Any]) -> Any:

@@ -20,6 +20,8 @@ The modules are grouped by what is observed:
 - ``modes``: raw against guarded mode (I12).
 """
 
+from guardspec.model.jsvalues import falsy as _falsy  # noqa: F401  (properties/harness.py reads it here)
+
 from .audit import audit_is_hygienic
 from .calls import (
     ai_sdk_system_entries_add_nothing,
@@ -30,7 +32,6 @@ from .calls import (
 )
 from .modes import guarded_mode_shows_none, raw_mode_shows_predicted_violations
 from .outcome import (
-    _falsy,
     identity_processors_change_nothing,
     mapping_error_fails_call,
     own_abort_refuses_with_own_reason,

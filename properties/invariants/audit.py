@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from guardspec.model.observation import Observation
 from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, Throw
 from guardspec.model.scenario import Scenario
@@ -12,14 +14,14 @@ from .scenario import caller_messages, request_actor
 def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:
     """Extra (G15): every event carries the actor (as Breakwater reads it), resource
     ``agent:<id>``, a decision and, unless allowed, a reason, and no event carries message text or thrown-error text."""
-    secrets = set()
+    secrets: set[str] = set()
     for m in caller_messages(scenario):
-        for p in m.parts or ():
+        for p in cast("tuple[Any, ...]", m.parts or ()):  # any part kind: those with a text
             if isinstance(getattr(p, "text", None), str) and len(p.text) >= 6:
                 secrets.add(p.text)
-    for p in scenario.agent.processors:
-        if isinstance(p.end, (Throw, AbortThenThrow, AbortFinallyThrow)) and len(p.end.message) >= 6:
-            secrets.add(p.end.message)
+    for proc in scenario.agent.processors:
+        if isinstance(proc.end, (Throw, AbortThenThrow, AbortFinallyThrow)) and len(proc.end.message) >= 6:
+            secrets.add(proc.end.message)
     out = []
     for e in obs.audit:
         # the actor Breakwater reads from the request context; allowed events carry no reason

@@ -7,7 +7,7 @@ fails the call).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from guardspec.model.agent import Allow, DenyPatterns
 from guardspec.model.jsvalues import falsy as _falsy
@@ -116,9 +116,12 @@ def processor_failure_gives_one_error_event(scenario: Scenario, obs: Observation
     if failed:
         if len(events) != 1:
             out.append(f"I5: processor failure with {len(events)} processor events")
+        refusal = cast(Refused, o)  # ``failed`` says it is one
         for e in events:
-            if (e.decision, e.reason, dict(e.detail).get("processor")) != ("error", PROCESSOR_FAILED, o.processor_id):
-                out.append(f"I5: processor event {e!r} does not match the failure of {o.processor_id!r}")
+            # a processor event always has detail (G15)
+            detail = dict(cast("tuple[tuple[str, Any], ...]", e.detail))
+            if (e.decision, e.reason, detail.get("processor")) != ("error", PROCESSOR_FAILED, refusal.processor_id):
+                out.append(f"I5: processor event {e!r} does not match the failure of {refusal.processor_id!r}")
         if any(e.action == "agent.input.policy" for e in obs.audit):
             out.append("I5: processor failure followed by a policy event")
         if obs.prompts:

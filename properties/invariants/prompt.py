@@ -13,7 +13,7 @@ accidental containment is rare.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, ReasoningPart, Role, Source, SystemMessage, TextPart, ToolPart, ToolState
@@ -106,7 +106,8 @@ def is_mastra_filler(e: Any) -> bool:
         isinstance(e, Message)
         and e.id == ""
         and e.role is Role.USER
-        and len(e.parts or ()) == 1
+        and e.parts is not None
+        and len(e.parts) == 1
         and isinstance(e.parts[0], TextPart)
         and e.parts[0].text == "."
     )
@@ -259,7 +260,7 @@ def refused_text_never_sent_later(history: Sequence[tuple[Scenario, Observation]
         refused = {
             p.text
             for m in caller_messages(sc)
-            for p in m.parts or ()
+            for p in cast("tuple[Any, ...]", m.parts or ())  # any part kind: those with a text
             if isinstance(getattr(p, "text", None), str) and len(p.text) >= 4 and p.text not in stored
         }
         supplied = ""

@@ -19,7 +19,7 @@ def refused_result_omits_call_messages(scenario: Scenario, obs: Observation) -> 
     call's context messages), never a caller message's id."""
     if not isinstance(obs.outcome, Refused) or obs.result is None:
         return []
-    out = []
+    out: list[str] = []
     for field, ids in (("messages", obs.result.messages), ("rememberedMessages", obs.result.remembered)):
         out.extend(f"I3: refused result.{field} holds {why}" for why in _not_history(scenario, obs, ids))
     if obs.result.finish_reason != "other" or obs.result.text != "":

@@ -80,5 +80,5 @@ def guarded_agent_generates_no_title(scenario: Scenario, obs: Observation, befor
     return [
         f"G14: guarded call titled thread {t.id!r}: {t.title!r}"
         for t in after.threads
-        if t.title != ((before.get(t.id).title) if before.get(t.id) else "")
+        if t.title != (b.title if (b := before.get(t.id)) else "")
     ]

@@ -5,7 +5,7 @@ sent, mapped and saved.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from guardspec.model.agent import ThreadStore
 from guardspec.model.messages import Message, Role, Source, ToolPart, ToolState
@@ -95,7 +95,9 @@ def returned_memory_input_stays_both(
         saved = {m.id: m for m in th.messages} if th else {}
         for p in outcome_parts:
             sm = saved.get(cid)
-            states = [q.state for q in (sm.parts if sm else ()) if isinstance(q, ToolPart) and q.tool_call_id == p.tool_call_id]
+            # a saved message has parts (M13.2)
+            sparts = cast("tuple[Any, ...]", sm.parts) if sm else ()
+            states = [q.state for q in sparts if isinstance(q, ToolPart) and q.tool_call_id == p.tool_call_id]
             if p.state not in states:
                 out.append(f"I8: outcome {p.tool_call_id!r} ({p.state.value}) of {cid!r} not saved: {states}")
     return out
