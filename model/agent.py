@@ -39,7 +39,7 @@ class Allow:
     name: str
 
 
-Policy = Union[DenyPatterns, ThrowingEvaluator, NoDecision, Allow]
+Policy = Union[DenyPatterns, ThrowingEvaluator, NoDecision, Allow]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen

@@ -117,7 +117,7 @@ class ToolPart:
         return self.state in CLIENT_OUTCOME_STATES
 
 
-Part = Union[TextPart, ReasoningPart, FilePart, ImagePart, ToolPart]
+Part = Union[TextPart, ReasoningPart, FilePart, ImagePart, ToolPart]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen

@@ -32,7 +32,7 @@ class Failed:
     error: str
 
 
-Outcome = Union[Answered, Refused, Failed]
+Outcome = Union[Answered, Refused, Failed]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen
@@ -77,7 +77,7 @@ class ListView:
     tagged: tuple[tuple[str, tuple[SystemMessage, ...]], ...] = ()
 
 
-PromptEntry = Union[SystemMessage, Message]
+PromptEntry = Union[SystemMessage, Message]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen

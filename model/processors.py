@@ -20,7 +20,7 @@ from attrs import frozen
 from .messages import Message, Role, Source, SystemMessage
 from .values import UNDEFINED
 
-Entry = Union[Message, SystemMessage, Any]
+Entry = Union[Message, SystemMessage, Any]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen
@@ -92,7 +92,7 @@ class EditMessage:
     text: Any
 
 
-Step = Union[AddMessages, RemoveByIds, AddSystem, ReplaceAllSystem, ClearInput, EditSystem, EditMessage]
+Step = Union[AddMessages, RemoveByIds, AddSystem, ReplaceAllSystem, ClearInput, EditSystem, EditMessage]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 # -- return values -----------------------------------------------------------------------------
@@ -118,7 +118,7 @@ class SetId:
     new_id: str
 
 
-Edit = Union[EditText, SetRole, SetId]
+Edit = Union[EditText, SetRole, SetId]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 @frozen
@@ -169,7 +169,7 @@ class Primitive:
     value: Any = UNDEFINED
 
 
-ReturnValue = Union[ArrayOf, ObjectOf, SameList, OtherList, Primitive]
+ReturnValue = Union[ArrayOf, ObjectOf, SameList, OtherList, Primitive]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 # -- endings ------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ class AbortFinallyThrow:
     message: str
 
 
-End = Union[Return, Abort, ThrowTripWire, Throw, AbortThenThrow, AbortFinallyThrow]
+End = Union[Return, Abort, ThrowTripWire, Throw, AbortThenThrow, AbortFinallyThrow]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 PROCESS_INPUT = "processInput"
 FORBIDDEN_HOOKS = (

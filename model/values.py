@@ -95,7 +95,7 @@ class JsObject:
         return JsObject(self.props + ((key, value),), self.proto)
 
 
-Value = Union[Undefined, None, bool, int, float, BigInt, str, tuple, JsObject, JsFunction, JsSymbol]
+Value = Union[Undefined, None, bool, int, float, BigInt, str, tuple, JsObject, JsFunction, JsSymbol]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 
 def obj(_proto: str | None = None, **props: Any) -> JsObject:

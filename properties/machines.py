@@ -14,7 +14,7 @@ asserts they were found (``invariants.raw_mode_shows_predicted_violations``).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 from attrs import evolve
 from hypothesis import strategies as st
@@ -147,7 +147,7 @@ class RawThreadMachine(GuardedThreadMachine):
 
     mode = Mode.RAW
     base = S.RAW_I12
-    found: Counter = Counter()
+    found: ClassVar[Counter] = Counter()  # shared by the runs of the class, read after them
 
     def after_call(self, ex: Any, violations: dict) -> None:
         for k, n in raw_tally(ex, violations, moves_text_out_of_input(self.agent)).items():

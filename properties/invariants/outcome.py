@@ -129,9 +129,8 @@ def processor_failure_gives_one_error_event(scenario: Scenario, obs: Observation
     elif events:
         out.append(f"I5: processor events {events!r} on outcome {o!r}")
     pred = predicted_first_processor(scenario)
-    if pred and pred[0] == "fail" and _reaches_processors(scenario, obs):
-        if o != Refused(PROCESSOR_FAILED, pred[1]):
-            out.append(f"I5: first processor {pred[1]!r} must fail the call, outcome {o!r}")
+    if pred and pred[0] == "fail" and _reaches_processors(scenario, obs) and o != Refused(PROCESSOR_FAILED, pred[1]):
+        out.append(f"I5: first processor {pred[1]!r} must fail the call, outcome {o!r}")
     return out
 
 
@@ -148,9 +147,13 @@ def own_abort_refuses_with_own_reason(scenario: Scenario, obs: Observation) -> l
             out.append(f"I6: refused by {o.processor_id!r} with {o.reason!r}, but its ending is {end!r}")
         if any(e.action == "agent.input.processor" for e in obs.audit):
             out.append("I6: own abort produced a processor event")
-    if isinstance(o, Refused) and o.processor_id == tripwire_name(scenario) and o.reason != PROCESSOR_FAILED:
-        if not any(isinstance(p.end, ThrowTripWire) and p.end.reason == o.reason for p in scenario.agent.processors):
-            out.append(f"I6: refused as a rethrown TripWire with {o.reason!r}, but no processor throws one")
+    if (
+        isinstance(o, Refused)
+        and o.processor_id == tripwire_name(scenario)
+        and o.reason != PROCESSOR_FAILED
+        and not any(isinstance(p.end, ThrowTripWire) and p.end.reason == o.reason for p in scenario.agent.processors)
+    ):
+        out.append(f"I6: refused as a rethrown TripWire with {o.reason!r}, but no processor throws one")
     pred = predicted_first_processor(scenario)
     if pred and pred[0] == "abort" and _reaches_processors(scenario, obs):
         first = scenario.agent.processors[0]

@@ -337,7 +337,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
         rbac_final = ListS(tuple((s if sw.g13_keep_input else ls.clear_input(s)) for s in prep.slots), prep.systems)
     final = ls.ite_list(denied, rbac_final, final)
     # durable finalisation after an RBAC tripwire saves what the removal left (nothing)
-    rbac_rows, rbac_reply = fin.save(ch, rbac_final, (False,) * N, False, L.and_(denied, durable))
+    rbac_rows, _rbac_reply = fin.save(ch, rbac_final, (False,) * N, False, L.and_(denied, durable))
     rows = tuple(
         fin.Row(L.ite(denied, b.present, r.present), ls.ite_content(denied, b.c, r.c), L.and_(L.not_(denied), r.merged))
         for r, b in zip(rows, rbac_rows)
@@ -348,7 +348,7 @@ def encode_guarded(ch: Choices, sw: Switches | None = None) -> Encoded:
     refused = L.and_(L.not_(g0), L.eq(outcome, REFUSED))
     # the mutants that save or title a refused durable call from the prepared list
     if sw.g14_save_on_refusal:
-        bad_rows, bad_reply = fin.save(ch, prep, (False,) * N, False, True)
+        bad_rows, _bad_reply = fin.save(ch, prep, (False,) * N, False, True)
         bent = L.and_(refused, durable)
         rows = tuple(
             fin.Row(L.ite(bent, b.present, r.present), ls.ite_content(bent, b.c, r.c), L.and_(L.not_(bent), r.merged))

@@ -40,7 +40,7 @@ def encode_raw(ch: Choices, sw: Any = None) -> Encoded:
     reading the input messages), M9 the standard loop's tripwire and failure, M10 the durable
     loop's finalisation (saves and titles on a tripwire, swallows a failure), M11-M13."""
     sc = ch.scope
-    N, K = sc.messages, sc.processors
+    K = sc.processors
     durable = L.eq(ch.loop, LoopC.DURABLE)
     base = loaded(ch, prepared(ch))
     denied = L.not_(ch.rbac_ok)
