@@ -56,6 +56,8 @@ class Mapping:
 
 @frozen
 class ClientTool:
+    """A client tool the agent declares, with or without a ``toModelOutput`` mapping (M11, G11)."""
+
     name: str
     mapping: Mapping | None = None
 
@@ -69,6 +71,12 @@ class Memory:
 
 @frozen
 class Agent:
+    """The agent (the spec's vocabulary, "Agent"): instructions, the roles and principal kinds
+    RBAC allows (G3), the input asset origins the gate allows (G16.1), the input policies and the
+    application input processors, each in order, client tools, and memory (absent, or with title
+    generation, which the guarded agent refuses at construction, G0). ``max_steps``: model steps
+    per call (one in every scenario)."""
+
     id: str = "agent"
     instructions: str = "You are a guarded agent."
     allowed_roles: tuple[str, ...] = ("operator",)  # Breakwater's roles: admin builder operator reviewer viewer
@@ -91,6 +99,10 @@ class Agent:
 
 @frozen
 class Actor:
+    """G3.1: the actor the caller puts into the request context: id, role, principal kind.
+    Breakwater reads it as no actor at all when the id is blank, the role is not one of its
+    roles or the kind is not one of its kinds."""
+
     id: str
     role: str
     kind: str | None = "human"  # None: the actor declares no principal kind (G3)
@@ -98,6 +110,9 @@ class Actor:
 
 @frozen
 class Thread:
+    """A stored thread: id, resource, its messages as storage holds them (M13.10), and its
+    title (``""``: none, M13.9)."""
+
     id: str
     resource: str
     messages: tuple[Message, ...] = ()
@@ -106,6 +121,8 @@ class Thread:
 
 @frozen
 class MemoryBinding:
+    """M7.1: the call's memory binding, a thread id and its resource."""
+
     thread: str
     resource: str
 

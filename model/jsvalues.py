@@ -22,7 +22,7 @@ FUNCTION_SOURCE = "function () { return undefined; }"
 
 
 def read(v: Any) -> Any:
-    """A property read: an accessor yields its getter's value, or throws the getter's error
+    """M14.1: a property read: an accessor yields its getter's value, or throws the getter's error
     (``Error: getter <name> throws``)."""
     if isinstance(v, Accessor):
         if v.throws:
@@ -32,7 +32,7 @@ def read(v: Any) -> Any:
 
 
 def falsy(v: Any) -> bool:
-    """JavaScript falsiness (``ToBoolean``): undefined, null, false, 0, -0, NaN, 0n and ``""``
+    """M14.2: JavaScript falsiness (``ToBoolean``): undefined, null, false, 0, -0, NaN, 0n and ``""``
     are falsy; every other value (objects, arrays, functions, symbols included) is truthy."""
     if v is UNDEFINED or v is None or v is False or v == "":
         return True
@@ -43,7 +43,7 @@ def falsy(v: Any) -> bool:
 
 
 def truthy(v: Any) -> bool:
-    """JavaScript truthiness: ``not falsy(v)``."""
+    """M14.2: JavaScript truthiness: ``not falsy(v)``."""
     return not falsy(v)
 
 
@@ -66,7 +66,7 @@ def _number(x: float) -> str:
 
 
 def to_string(v: Any) -> str:
-    """``String(v)``: null and undefined by name, objects as ``[object Object]``, arrays
+    """M14.3: ``String(v)``: null and undefined by name, objects as ``[object Object]``, arrays
     joined by commas; a symbol throws ``TypeError: Cannot convert a Symbol value to a string``."""
     if isinstance(v, str):
         return v
@@ -92,7 +92,7 @@ def to_string(v: Any) -> str:
 
 
 def join_texts(values: Iterable[Any], sep: str) -> str:
-    """``Array.prototype.join(sep)``: null and undefined elements give ``""``, any other value
+    """M14.3: ``Array.prototype.join(sep)``: null and undefined elements give ``""``, any other value
     its ``String(v)``."""
     return sep.join("" if v is None or v is UNDEFINED else to_string(v) for v in values)
 
@@ -101,7 +101,7 @@ _NO_JSON = (JsFunction, JsSymbol)
 
 
 def json_round_trip(v: Any) -> Any:
-    """``JSON.parse(JSON.stringify(v))``: getters are read, a property whose value is undefined,
+    """M14.4: ``JSON.parse(JSON.stringify(v))``: getters are read, a property whose value is undefined,
     a function or a symbol is left out (an array holds ``null`` in its place), NaN and the
     infinities become ``null``, a class instance a plain object of its own properties; a
     top-level undefined, function or symbol gives undefined. A bigint makes ``JSON.stringify``

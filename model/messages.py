@@ -20,6 +20,8 @@ from .values import UNDEFINED
 
 
 class Role(str, Enum):
+    """A message's role."""
+
     USER = "user"
     ASSISTANT = "assistant"
     SYSTEM = "system"
@@ -38,6 +40,9 @@ SOURCE_ORDER = (Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT)
 
 
 class ToolState(str, Enum):
+    """A tool part's state; ``TOOL_RANK`` ranks how far a call has got, and the client tool
+    outcome states are ``CLIENT_OUTCOME_STATES`` (the spec's vocabulary, "Part")."""
+
     PARTIAL_CALL = "partial-call"
     CALL = "call"
     APPROVAL_REQUESTED = "approval-requested"
@@ -62,6 +67,8 @@ CLIENT_OUTCOME_STATES = frozenset({ToolState.APPROVAL_RESPONDED, ToolState.RESUL
 
 @frozen
 class TextPart:
+    """A ``text`` part (with its own providerOptions, which Mastra never sends, M12.5)."""
+
     text: Any  # a string; anything else is content the policies cannot classify (G12)
     provider_options: Any = UNDEFINED
     created_at: int | None = None  # the part stamp of M2
@@ -70,6 +77,8 @@ class TextPart:
 
 @frozen
 class ReasoningPart:
+    """A ``reasoning`` part (a user message's is never sent, M12.4)."""
+
     text: str
     created_at: int | None = None
     ref: int = field(default=0, eq=False, repr=False)  # the part object's identity (M2.10); 0: none shared
@@ -77,6 +86,8 @@ class ReasoningPart:
 
 @frozen
 class FilePart:
+    """A ``file`` part: data and media type (M12.8 says what the model receives of it)."""
+
     data: Any
     media_type: str
     created_at: int | None = None
@@ -85,6 +96,8 @@ class FilePart:
 
 @frozen
 class ImagePart:
+    """An ``image`` part, which Mastra stores as a file part (M2.2)."""
+
     data: Any
     media_type: str
     created_at: int | None = None

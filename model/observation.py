@@ -12,12 +12,12 @@ from .messages import Message, Source, SystemMessage
 
 @frozen
 class Answered:
-    """The model was called and its reply is the result."""
+    """O1: the call was answered: the model was called and its reply is the result."""
 
 
 @frozen
 class Refused:
-    """An input refusal. ``thrown`` is the error text when the refusal surfaces as a throw
+    """O1: an input refusal (G13), with its reason and the processor it names (G6.1). ``thrown`` is the error text when the refusal surfaces as a throw
     (RBAC on generate/stream, G2.1); otherwise the caller sees a tripwire."""
 
     reason: str
@@ -27,7 +27,7 @@ class Refused:
 
 @frozen
 class Failed:
-    """The call failed with ``error`` (a TypeError of G0/G1, or a raw runner failure, M9)."""
+    """O1: the call failed with ``error`` (a TypeError of G0/G1, or a raw runner failure, M9)."""
 
     error: str
 
@@ -54,7 +54,7 @@ class AuditEvent:
 
 @frozen
 class Result:
-    """The generate/stream result (M13, G14)."""
+    """O6: the generate/stream result (M13, G14)."""
 
     text: str
     finish_reason: str
@@ -64,13 +64,15 @@ class Result:
 
 @frozen
 class ListMessage:
+    """O7: one message of the final list with its source sets (M1)."""
+
     message: Message
     sources: tuple[Source, ...]
 
 
 @frozen
 class ListView:
-    """The final message list: messages in order with their sources, and system buckets."""
+    """O7: the final message list: messages in order with their sources, and system buckets."""
 
     messages: tuple[ListMessage, ...] = ()
     untagged: tuple[SystemMessage, ...] = ()

@@ -12,6 +12,8 @@ from .messages import Message
 
 
 class Loop(str, Enum):
+    """The loop a call runs: Mastra's standard loop (generate, stream) or its durable agent."""
+
     GENERATE = "generate"
     STREAM = "stream"
     DURABLE = "durable"
@@ -42,6 +44,9 @@ class Call:
 
 @frozen
 class Scenario:
+    """One run's input: the agent, the stored threads and one call. ``name``, ``note`` and
+    ``clauses`` describe the scenario and take no part in the run."""
+
     agent: Agent
     call: Call
     threads: ThreadStore = ThreadStore()

@@ -43,6 +43,8 @@ UNDEFINED = Undefined()
 
 @frozen
 class BigInt:
+    """A JavaScript bigint."""
+
     value: int
 
 
@@ -104,7 +106,7 @@ def obj(_proto: str | None = None, **props: Any) -> JsObject:
 
 
 class CloneError(Exception):
-    """structuredClone refused a value (DataCloneError, or a getter that threw)."""
+    """M14.5: structuredClone refused a value (DataCloneError, or a getter that threw)."""
 
     def __init__(self, path: str, why: str):
         super().__init__(f"{path}: {why}")
@@ -142,6 +144,7 @@ def structured_clone(value: Any, path: str = "$") -> Any:
 
 
 def clonable(value: Any) -> bool:
+    """M14.5: whether ``structuredClone`` copies the value (G8 requires it of what a processor adds)."""
     try:
         structured_clone(value)
     except CloneError:

@@ -20,7 +20,7 @@ from guardspec.properties.symbolic.sample import random_choices
 from guardspec.properties.symbolic.scope import Scope, assumptions, pin, symbolic
 
 SMALL = Scope(4, 2, 3)
-CLAUSE_ID = re.compile(r"^(M(1[0-3]|[1-9])|G(1[0-5]|[0-9])|S[1-9])$")
+CLAUSE_ID = re.compile(r"^(M(1[0-3]|[1-9])|G(1[0-6]|[0-9])|S[1-9])$")
 
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])
