@@ -217,9 +217,17 @@ def report_json(report: Any) -> dict:
         ],
         "problems": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.problems[:200]],
         "modelErrors": [{"case": r["case"], "mode": r["mode"], "problem": r.get("problem")} for r in report.model_errors[:200]],
-        "incidents": [{"kind": i.kind, "detail": i.detail} for i in report.incidents[:50]],
+        "incidentCounts": report.incident_counts,
+        "incidents": [_incident_json(i) for i in report.incidents[:50]],
         "census": report.census.to_json() if report.census else None,
     }
+
+
+def _incident_json(i: Any) -> dict:
+    d = {"kind": i.kind, "detail": i.detail}
+    if isinstance(i.case, tuple):
+        d["case"], d["mode"] = i.case
+    return d
 
 
 def print_report(report: Any, console: Any, census: bool = True) -> None:
@@ -253,6 +261,15 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
         )
     if len(report.problems) > 20:
         console.print(f"  … {len(report.problems) - 20} more problems in results.jsonl")
+    if report.incidents:
+        console.print(
+            "  incidents: " + ", ".join(f"{k} {v}" for k, v in report.incident_counts.items()) + " (each in results.jsonl)",
+            markup=False,
+            highlight=False,
+        )
+        for i in [i for i in report.incidents if i.kind in ("duplicate", "late", "out-of-order", "stray")][:10]:
+            where = f"case {i.case[0]} {i.case[1]}: " if isinstance(i.case, tuple) else ""
+            console.print(f"    {i.kind}: {where}{i.detail}", markup=False, highlight=False)
     if report.model_errors:
         r = report.model_errors[0]
         console.print(

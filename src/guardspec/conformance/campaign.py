@@ -23,7 +23,7 @@ from .cases import message_count, processor_count, scenario_hash
 from .census import census_of
 from .drawing import generate_scenarios
 from .execution import run_cases
-from .impl import Impl, StartFailed
+from .impl import Impl, Incident, StartFailed
 from .results import ResultsWriter, header_record, read_results, results_path
 from .settings import BadArguments, Config
 from .shrink import run_one, shrink_case, size
@@ -63,9 +63,17 @@ class Report:
     cases: int = 0
     resumed: int = 0
     seconds: float = 0.0
-    incidents: list = field(factory=list)
+    incidents: list = field(factory=list)  # impl.Incident: this run's, and the resumed cases'
     first_disagreement_at: int | None = None  # 1-based example number
     census: Any = None  # census.Census of the campaign's scenarios
+
+    @property
+    def incident_counts(self) -> dict[str, int]:
+        """Incidents by kind: duplicate, late, out-of-order, stray replies, crashes, timeouts."""
+        counts: dict[str, int] = {}
+        for i in self.incidents:
+            counts[i.kind] = counts.get(i.kind, 0) + 1
+        return dict(sorted(counts.items()))
 
     @property
     def ok(self) -> bool:
@@ -102,7 +110,7 @@ def run_campaign(
     report.hello = hello
     modes = _modes(cfg, hello)
     rpath = results_path(cfg)
-    header, done, shrunk_before = read_results(rpath, cfg) if rpath else (None, {}, {})
+    header, done, shrunk_before, incidents_before = read_results(rpath, cfg) if rpath else (None, {}, {}, [])
     writer = ResultsWriter(rpath)
     if header is None:
         writer.write(header_record(cfg, modes))
@@ -118,6 +126,12 @@ def run_campaign(
             else:
                 todo.append((i, m))
     report.resumed = len(records)
+    kept = {(r["case"], r["mode"]) for r in records}
+    for r in incidents_before:  # those of resumed cases (the others' cases are run again)
+        if "case" not in r or (r.get("case"), r.get("mode")) in kept:
+            report.incidents.append(
+                Incident(str(r.get("kind")), str(r.get("detail", "")), "", (r["case"], r["mode"]) if "case" in r else None)
+            )
     total = len(todo) + len(records)
     if on_start:
         on_start(total, len(records))

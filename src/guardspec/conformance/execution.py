@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .cases import Verdict, judge, loop_of, model_observation
-from .impl import Answer, Impl
+from .impl import Answer, Impl, Incident
 from .known import known_reason
 from .results import ResultsWriter
 from .settings import Config
@@ -36,6 +36,15 @@ def case_record(cfg: Config, i: int, m: str, sj: dict, h: str, mo: Any, ans: Ans
     return rec
 
 
+def incident_record(inc: Incident) -> dict:
+    """The results record of an incident: its kind, the case and mode it concerns (if any)."""
+    rec: dict[str, Any] = {"type": "incident", "kind": inc.kind}
+    if isinstance(inc.case, tuple):
+        rec["case"], rec["mode"] = inc.case
+    rec["detail"] = inc.detail
+    return rec
+
+
 def run_cases(
     cfg: Config,
     probe: Impl,
@@ -51,7 +60,9 @@ def run_cases(
     """Judge every (case, mode) of ``todo`` on ``cfg.jobs`` processes (``probe``, started, the
     first of them), ``cfg.chunk`` cases per exchange. Each record is written, appended to
     ``records`` and counted by status in ``counts`` as it comes; ``progress(done, counts)``
-    after each. Closes every process and returns their incidents."""
+    after each; each process's incidents (duplicate and late replies, crashes, timeouts) are
+    written as ``incident`` records after the exchange they came in. Closes every process and
+    returns their incidents."""
     lock = threading.Lock()
     chunks: queue.Queue = queue.Queue()
     for k in range(0, len(todo), cfg.chunk):
@@ -70,7 +81,10 @@ def run_cases(
                 except Exception as e:  # the reference failed: the case is reported, not the run
                     models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
                 reqs.append({"kind": "run", "mode": m, "scenario": scenarios[i]})
-            answers = impl.exchange(reqs)
+            seen = len(impl.incidents)
+            answers = impl.exchange(reqs, tags=chunk)
+            for inc in impl.incidents[seen:]:
+                writer.write(incident_record(inc))
             for (i, m), mo, ans in zip(chunk, models, answers):
                 rec = case_record(cfg, i, m, scenarios[i], hashes[i], mo, ans, impl.hello or hello)
                 writer.write(rec)
@@ -96,4 +110,4 @@ def run_cases(
     return incidents
 
 
-__all__ = ["case_record", "run_cases"]
+__all__ = ["case_record", "incident_record", "run_cases"]

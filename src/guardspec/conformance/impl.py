@@ -1,12 +1,14 @@
 """A pipelined client of an implementation process (docs/protocol.md): many requests in flight,
-one reply per request in order, and every way the process can misbehave reported per case.
+replies matched to them by id, and every way the process can misbehave charged to one case.
 
 ``Impl.exchange(requests)`` returns one ``Answer`` per request: the reply object, or a
-``Problem``. A crash or a hang costs only the request at the head of the queue (the one the
-process was working on, since it answers in order); the process is restarted and the requests
-behind it are sent again. Garbage lines, replies with another id and replies out of order are
-charged to the case they were read for; a late duplicate reply to a case already answered is
-noted on that case and does not shift the others.
+``Problem``. A reply is its request's answer whenever its id names a request in flight; one
+that comes after the reply to a later request is noted ``out-of-order``. A garbage line, a reply
+with an unknown id, a crash or a hang is charged to the request an implementation answering in
+order is working on (the first unanswered one sent after the last answered); a request skipped
+while later ones were answered is charged ``timeout`` alone and the process kept. After a crash
+or a hang the process is restarted and the requests that were in flight behind the charged one
+are sent again. Duplicate, late and stray replies are ``Incident``s, as are crashes and timeouts.
 """
 
 from __future__ import annotations
@@ -41,9 +43,14 @@ class Answer:
 
 @define
 class Incident:
+    """Something the process did besides answering each request once: ``crashed``, ``timeout``
+    (also charged to the case), ``duplicate``, ``late``, ``out-of-order``, ``stray``,
+    ``start-failed``. ``case``: the exchange's tag of the request it concerns, if any."""
+
     kind: str
     detail: str
     stderr_tail: str
+    case: Any = None
 
 
 class StartFailed(Exception):
@@ -83,7 +90,9 @@ class Impl:
         self._out: queue.Queue = queue.Queue()
         self._stderr: collections.deque = collections.deque(maxlen=40)
         self._next = 0
-        self._answered: dict[Any, Answer] = {}  # recent answers by id, for late replies
+        # recent ids -> (tag, "answered" | "timeout" | "crashed", hash of the reply line): late and duplicate replies
+        self._past: collections.OrderedDict = collections.OrderedDict()
+        self._err_thread: threading.Thread | None = None
 
     # -- process ---------------------------------------------------------------------------------
 
@@ -144,7 +153,10 @@ class Impl:
                     return
 
         for t in (read_out, read_err, write_in):
-            threading.Thread(target=t, daemon=True).start()
+            th = threading.Thread(target=t, daemon=True)
+            th.start()
+            if t is read_err:
+                self._err_thread = th
         self._pending_lines: collections.deque = collections.deque()
 
     def _kill(self) -> None:
@@ -153,6 +165,20 @@ class Impl:
             return
         self._out.put(None)
         kill_process(proc)
+
+    def _exit_code(self) -> int | None:
+        """The exit code of a process whose stdout has closed (None if it does not exit), once
+        its last stderr lines are read."""
+        proc = self._proc
+        if proc is None:
+            return None
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return None
+        if self._err_thread is not None:
+            self._err_thread.join(timeout=1)
+        return code
 
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr)
@@ -165,13 +191,11 @@ class Impl:
         self._out.put(b"".join(json.dumps(o, ensure_ascii=False, separators=(",", ":")).encode() + b"\n" for o in objs))
 
     def _next_line(self, deadline: float) -> bytes | object | None:
-        """A line, ``_EOF``, or None at the deadline."""
+        """A line, ``_EOF``, or None at the deadline (at once if it has passed and no line waits)."""
         while not self._pending_lines:
             left = deadline - time.monotonic()
-            if left <= 0:
-                return None
             try:
-                got = self._lines.get(timeout=left)
+                got = self._lines.get(timeout=left) if left > 0 else self._lines.get_nowait()
             except queue.Empty:
                 return None
             if got is _EOF:
@@ -204,6 +228,7 @@ class Impl:
                 self.incidents.append(Incident("start-failed", p.text(), self.stderr_tail()))
                 raise StartFailed(Problem("start-failed", p.path, p.expected), self.stderr_tail())
             self.hello = obj
+            self._remember(hid, None, "answered", hash(line))
             return obj
 
     def close(self) -> None:
@@ -224,91 +249,193 @@ class Impl:
 
     # -- the pipeline ------------------------------------------------------------------------------
 
-    def exchange(self, requests: Sequence[dict], timeout: float | None = None) -> list[Answer]:
+    def exchange(self, requests: Sequence[dict], timeout: float | None = None, tags: Sequence[Any] | None = None) -> list[Answer]:
         """Send every request (ids are assigned here), return one Answer per request, in order.
-        ``timeout`` bounds the wait for each reply, counted from the previous one."""
-        timeout = self.timeout if timeout is None else timeout
+        ``timeout`` bounds the wait for a reply, counted from the last line the process wrote;
+        ``tags`` name the requests in incidents and notes (a campaign's (case, mode))."""
+        return _Exchange(self, requests, self.timeout if timeout is None else timeout, tags).run()
+
+    def _remember(self, rid: Any, tag: Any, state: str, digest: int = 0) -> None:
+        self._past[rid] = (tag, state, digest)
+
+    def _forget_old(self) -> None:
+        while len(self._past) > _PAST:
+            self._past.popitem(last=False)
+
+
+_PAST = 4096  # ids remembered after their exchange, for late and duplicate replies
+
+
+class _Exchange:
+    """One ``Impl.exchange``: requests matched to replies by id (docs/protocol.md, "The harness").
+
+    ``hi`` is the highest id answered on the current process. A request sent after it and still
+    unanswered (``_candidate``) is the one an implementation answering in order is working on: a
+    garbage line, a reply with an unknown id, a crash or a hang is charged to it. Requests sent
+    before ``hi`` and still unanswered were skipped: at a timeout they are charged ``timeout``,
+    the process is kept (it answers), and a reply that comes later is a ``late`` incident."""
+
+    def __init__(self, impl: Impl, requests: Sequence[dict], timeout: float, tags: Sequence[Any] | None) -> None:
+        self.im, self.requests, self.timeout, self.tags = impl, requests, timeout, tags
         n = len(requests)
-        answers: list[Answer | None] = [None] * n
-        ids: list[Any] = []
-        for _ in range(n):
-            self._next += 1
-            ids.append(self._next)
-        index = {rid: i for i, rid in enumerate(ids)}
-        todo = collections.deque(range(n))  # not yet sent
-        inflight: collections.deque = collections.deque()  # sent, unanswered, in order
-        sent_at: dict[int, float] = {}
-        while todo or inflight:
-            if self._proc is None or (self._proc.poll() is not None and not inflight):
+        self.answers: list[Answer | None] = [None] * n
+        self.notes: list[list[str]] = [[] for _ in range(n)]
+        self.todo: collections.deque = collections.deque(range(n))  # not yet sent (or to send again)
+        self.flight: dict[int, int] = {}  # id -> request index, in send order
+        self.index: dict[int, int] = {}  # every id sent in this exchange -> request index
+        self.sent_at: dict[int, float] = {}
+        self.hi = 0
+        self.last = time.monotonic()  # when the process last wrote a line
+
+    def tag(self, i: int) -> Any:
+        return self.tags[i] if self.tags is not None else i
+
+    def name(self, i: int) -> str:
+        t = self.tag(i)
+        if self.tags is None:
+            return f"request {t}"
+        return "case " + (" ".join(map(str, t)) if isinstance(t, tuple) else str(t))
+
+    def incident(self, kind: str, detail: str, i: int | None) -> None:
+        self.im.incidents.append(Incident(kind, detail, self.im.stderr_tail(), None if i is None else self.tag(i)))
+
+    def settle(self, rid: int, answer: Answer, state: str, digest: int = 0) -> None:
+        i = self.flight.pop(rid)
+        answer.notes = self.notes[i] + answer.notes
+        self.answers[i] = answer
+        self.im._remember(rid, self.tag(i), state, digest)
+        self.hi = max(self.hi, rid)
+
+    def candidate(self) -> int | None:
+        return next((r for r in self.flight if r > self.hi), next(iter(self.flight), None))
+
+    def seconds(self, rid: int, now: float) -> float:
+        return now - max(self.sent_at[rid], self.last)
+
+    def run(self) -> list[Answer]:
+        im = self.im
+        while self.todo or self.flight:
+            if im._proc is None or (not self.flight and not self.drain()):
                 try:
-                    self.start()
+                    im.start()
                 except StartFailed as e:
-                    for i in list(inflight) + list(todo):
-                        answers[i] = Answer(problem=e.problem)
+                    for i in [*self.flight.values(), *self.todo]:
+                        self.answers[i] = Answer(problem=e.problem, notes=self.notes[i])
                     break
-            if todo and len(inflight) <= self.window // 2:
-                batch = []
-                while todo and len(inflight) < self.window:
-                    i = todo.popleft()
-                    inflight.append(i)
-                    batch.append({**requests[i], "id": ids[i]})
-                    sent_at[i] = time.monotonic()
-                self._send(batch)
-            head = inflight[0]
-            start = sent_at[head]
-            line = self._next_line(start + timeout)
-            if line is None or line is _EOF:
-                if line is None:
-                    problem = Problem("timeout", "$", f"a reply within {timeout:g} s")
-                else:
-                    code = self._proc.wait(timeout=5) if self._proc else None
-                    problem = Problem("crashed", "$", f"a reply (the process exited with code {code})")
-                self.incidents.append(Incident(problem.kind, problem.expected, self.stderr_tail()))
-                answers[head] = Answer(problem=Problem(problem.kind, problem.path, problem.expected + _tail(self.stderr_tail())))
-                inflight.popleft()
-                self._kill()
-                self.restarts += 1
-                # resend the rest: the process was working on ``head``
-                for i in reversed(inflight):
-                    todo.appendleft(i)
-                inflight.clear()
-                continue
-            now = time.monotonic()
-            obj, p = parse_line(line)  # type: ignore[arg-type]
-            if p is not None:
-                answers[head] = Answer(problem=p, seconds=now - start)
-                inflight.popleft()
+                self.hi, self.last = 0, time.monotonic()
+            if self.todo and len(self.flight) <= im.window // 2:
+                self.send()
+            oldest = next(iter(self.flight))
+            line = im._next_line(max(self.sent_at[oldest], self.last) + self.timeout)
+            if line is None:
+                self.expire()
+            elif line is _EOF:
+                self.crashed()
             else:
-                rid = obj["id"]
-                if rid == ids[head]:
-                    answers[head] = Answer(reply=obj, seconds=now - start)
-                    inflight.popleft()
-                elif rid in index and index[rid] in inflight:
-                    i = index[rid]
-                    answers[i] = Answer(
-                        reply=obj,
-                        problem=Problem(
-                            "out-of-order", "$.id", f"the reply to request {ids[head]} first (replies come in request order), got {rid}"
-                        ),
-                        seconds=now - sent_at[i],
-                    )
-                    inflight.remove(i)
-                elif rid in index and answers[index[rid]] is not None:
-                    answers[index[rid]].notes.append(f"another reply with id {rid} after its answer")  # type: ignore[union-attr]
-                elif rid in self._answered:
-                    self._answered[rid].notes.append(f"a late reply with id {rid}")
-                else:
-                    answers[head] = Answer(
-                        reply=obj,
-                        problem=Problem("wrong-id", "$.id", f"{json.dumps(ids[head])} (the request's id), got {json.dumps(rid)[:60]}"),
-                        seconds=now - start,
-                    )
-                    inflight.popleft()
-            if inflight:
-                sent_at[inflight[0]] = max(sent_at[inflight[0]], now)
-        out = [a if a is not None else Answer(problem=Problem("crashed", "$", "a reply")) for a in answers]
-        self._answered = {ids[i]: out[i] for i in range(n)}
+                self.read(line, time.monotonic())  # type: ignore[arg-type]
+        out = [a if a is not None else Answer(problem=Problem("crashed", "$", "a reply")) for a in self.answers]
+        im._forget_old()
         return out
+
+    def send(self) -> None:
+        im, batch, now = self.im, [], time.monotonic()
+        while self.todo and len(self.flight) < im.window:
+            i = self.todo.popleft()
+            im._next += 1
+            self.flight[im._next] = self.index[im._next] = i
+            self.sent_at[im._next] = now
+            batch.append({**self.requests[i], "id": im._next})
+        im._send(batch)
+
+    def drain(self) -> bool:
+        """Nothing in flight: read what the process wrote meanwhile (late or duplicate replies);
+        False if it has exited."""
+        while True:
+            line = self.im._next_line(time.monotonic())
+            if line is None:
+                return self.im._proc is not None and self.im._proc.poll() is None
+            if line is _EOF:
+                code = self.im._exit_code()
+                self.im.incidents.append(
+                    Incident("crashed", f"the process exited with code {code} between requests", self.im.stderr_tail())
+                )
+                self.im._kill()
+                return False
+            self.read(line, time.monotonic())  # type: ignore[arg-type]
+
+    def read(self, line: bytes, now: float) -> None:
+        im = self.im
+        obj, p = parse_line(line)
+        rid = None if p is not None else obj["id"]
+        if p is None and rid in self.flight:
+            i = self.flight[rid]
+            notes = []
+            if rid < self.hi:
+                notes.append(f"out-of-order: answered after the reply to a later request ({self.name(self.index[self.hi])})")
+                self.incident("out-of-order", f"the reply with id {rid} came after the reply with id {self.hi}", i)
+            self.settle(rid, Answer(reply=obj, notes=notes, seconds=self.seconds(rid, now)), "answered", hash(line))
+        elif p is None and rid in im._past:
+            tag, state, digest = im._past[rid]
+            if state == "timeout":
+                kind, detail = "late", f"a reply with id {rid} after its case was charged a timeout"
+            else:
+                same = "the same as" if digest == hash(line) else "unlike"
+                kind, detail = "duplicate", f"another reply with id {rid}, {same} the first"
+            im.incidents.append(Incident(kind, detail, "", tag))
+        else:
+            c = self.candidate()
+            if c is None:
+                what = p.text() if p is not None else f"a reply with id {_short_id(rid)} to no request"
+                im.incidents.append(Incident("stray", f"a line while no request was in flight: {what}", ""))
+            elif p is not None:
+                self.settle(c, Answer(problem=p, seconds=self.seconds(c, now)), "answered", hash(line))
+            else:
+                problem = Problem("wrong-id", "$.id", f"{c} (the request's id), got {_short_id(rid)}")
+                self.settle(c, Answer(reply=obj, problem=problem, seconds=self.seconds(c, now)), "answered", hash(line))
+        self.last = now
+
+    def expire(self) -> None:
+        """No line for ``timeout`` with requests in flight."""
+        tail = _tail(self.im.stderr_tail())
+        skipped = [r for r in self.flight if r < self.hi]
+        for r in skipped:
+            i = self.flight[r]
+            self.incident("timeout", f"no reply to id {r} within {self.timeout:g} s while later requests were answered", i)
+            self.settle(
+                r, Answer(problem=Problem("timeout", "$", f"a reply within {self.timeout:g} s (later requests were answered)")), "timeout"
+            )
+        c = next(iter(self.flight), None)
+        if c is None:
+            return  # the process answers: it is kept, and a reply that comes later is late
+        i = self.flight[c]
+        behind = [self.flight[r] for r in self.flight if r != c]
+        self.incident("timeout", f"no reply to id {c} within {self.timeout:g} s; restarted, {len(behind)} requests sent again", i)
+        self.settle(c, Answer(problem=Problem("timeout", "$", f"a reply within {self.timeout:g} s{tail}")), "timeout")
+        self.restart(behind, f"re-run on a fresh process: the process hung at {self.name(i)}")
+
+    def crashed(self) -> None:
+        im = self.im
+        code = im._exit_code()
+        c = self.candidate()
+        assert c is not None
+        i = self.flight[c]
+        tail = _tail(im.stderr_tail())
+        behind = [self.flight[r] for r in self.flight if r != c]
+        self.incident("crashed", f"the process exited with code {code}; restarted, {len(behind)} requests sent again", i)
+        self.settle(c, Answer(problem=Problem("crashed", "$", f"a reply (the process exited with code {code}){tail}")), "crashed")
+        self.restart(behind, f"re-run on a fresh process: the process exited at {self.name(i)}")
+
+    def restart(self, again: list[int], note: str) -> None:
+        self.im._kill()
+        self.im.restarts += 1
+        for i in reversed(again):
+            self.notes[i].append(note)
+            self.todo.appendleft(i)
+        self.flight.clear()
+
+
+def _short_id(rid: Any) -> str:
+    return json.dumps(rid)[:60]
 
 
 def _tail(stderr: str) -> str:

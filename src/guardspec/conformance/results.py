@@ -1,5 +1,7 @@
 """A campaign's results file (``results.jsonl``): one JSON record a line, appended as each case
-is judged, so that an interrupted campaign is resumed from what it already wrote."""
+is judged, so that an interrupted campaign is resumed from what it already wrote. Besides the
+header (``campaign``) and the cases (``case``): ``incident`` records (a duplicate or late reply,
+a crash, a timeout: kind, case, mode, detail) and ``shrunk`` records."""
 
 from __future__ import annotations
 
@@ -31,11 +33,12 @@ def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
     }
 
 
-def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:
-    """(header, case records by (case, mode), shrunk records by signature) of an earlier run."""
-    header, cases, shrunk = None, {}, {}
+def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list]:
+    """(header, case records by (case, mode), shrunk records by signature, incident records) of
+    an earlier run."""
+    header, cases, shrunk, incidents = None, {}, {}, []
     if not path.exists():
-        return header, cases, shrunk
+        return header, cases, shrunk, incidents
     for line in path.read_text().splitlines():
         try:
             rec = json.loads(line)
@@ -49,12 +52,14 @@ def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict]:
             cases[(rec.get("case"), rec.get("mode"))] = rec
         elif rec.get("type") == "shrunk":
             shrunk[rec.get("signature")] = rec
+        elif rec.get("type") == "incident":
+            incidents.append(rec)
     if header is not None and (header.get("seed"), header.get("examples"), header.get("strategy")) != (cfg.seed, cfg.examples, STRATEGY):
         raise BadArguments(
             f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples); "
             "use another --out, or the same --seed and --examples to resume it"
         )
-    return header, cases, shrunk
+    return header, cases, shrunk, incidents
 
 
 class ResultsWriter:
