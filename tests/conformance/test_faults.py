@@ -97,3 +97,21 @@ def test_k_faults_in_200_cases_cost_at_most_k_cases(tmp_path: Path) -> None:
     assert "incidents: crashed 1, duplicate 1, late 1, out-of-order 1, timeout 3" in text.getvalue()
     # resumed, the campaign keeps the incidents of the cases it does not run again
     assert run_campaign(cfg).incident_counts == rep.incident_counts
+
+
+@pytest.mark.node
+def test_the_mastra_adapters_hang_and_crash_cost_only_their_requests() -> None:
+    """The adapter's test hooks (docs/protocol.md): ``hang`` never answers and blocks the
+    requests chained behind it, ``crash`` exits; each costs its own request."""
+    from guardspec.mastra.client import adapter_available, default_command
+
+    if not adapter_available():
+        pytest.skip("node / adapters/mastra node_modules missing")
+    sc = json.loads(Path("examples/g6-throw-fails-with-one-processor-event.json").read_text())
+    run = {"kind": "run", "mode": "raw", "scenario": sc}
+    with Impl(default_command(), timeout=5.0) as im:
+        im.start()
+        a = im.exchange([run, {"kind": "hang"}, run, {"kind": "crash"}, run])
+    assert [x.problem.kind if x.problem else x.reply["status"] for x in a] == ["ok", "timeout", "ok", "crashed", "ok"]
+    assert im.restarts == 2 and sorted(i.kind for i in im.incidents) == ["crashed", "timeout"]
+    assert a[0].reply["observation"]["outcome"] == a[2].reply["observation"]["outcome"] == a[4].reply["observation"]["outcome"]
