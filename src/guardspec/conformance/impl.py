@@ -14,6 +14,7 @@ are sent again. Duplicate, late and stray replies are ``Incident``s, as are cras
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import os
 import queue
@@ -37,7 +38,7 @@ _EOF = object()
 class Answer:
     reply: dict | None = None
     problem: Problem | None = None
-    notes: list = field(factory=list)  # late or duplicate replies seen for this case
+    notes: list = field(factory=list)  # out-of-order, re-run on a fresh process
     seconds: float = 0.0
 
 
@@ -91,7 +92,7 @@ class Impl:
         self._stderr: collections.deque = collections.deque(maxlen=40)
         self._next = 0
         # recent ids -> (tag, "answered" | "timeout" | "crashed", hash of the reply line): late and duplicate replies
-        self._past: collections.OrderedDict = collections.OrderedDict()
+        self._past: dict[Any, tuple] = {}
         self._err_thread: threading.Thread | None = None
 
     # -- process ---------------------------------------------------------------------------------
@@ -259,8 +260,10 @@ class Impl:
         self._past[rid] = (tag, state, digest)
 
     def _forget_old(self) -> None:
-        while len(self._past) > _PAST:
-            self._past.popitem(last=False)
+        excess = len(self._past) - _PAST
+        if excess > 0:
+            for rid in list(itertools.islice(self._past, excess)):
+                del self._past[rid]
 
 
 _PAST = 4096  # ids remembered after their exchange, for late and duplicate replies
@@ -301,9 +304,10 @@ class _Exchange:
 
     def settle(self, rid: int, answer: Answer, state: str, digest: int = 0) -> None:
         i = self.flight.pop(rid)
-        answer.notes = self.notes[i] + answer.notes
+        if self.notes[i]:
+            answer.notes = self.notes[i] + answer.notes
         self.answers[i] = answer
-        self.im._remember(rid, self.tag(i), state, digest)
+        self.im._past[rid] = (self.tags[i] if self.tags is not None else i, state, digest)
         self.hi = max(self.hi, rid)
 
     def candidate(self) -> int | None:
