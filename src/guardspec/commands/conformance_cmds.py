@@ -263,7 +263,9 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
         console.print(f"  … {len(report.problems) - 20} more problems in results.jsonl")
     if report.incidents:
         console.print(
-            "  incidents: " + ", ".join(f"{k} {v}" for k, v in report.incident_counts.items()) + " (each in results.jsonl)",
+            "  incidents: "
+            + ", ".join(f"{k} {v}" for k, v in report.incident_counts.items())
+            + (" (each in results.jsonl)" if report.config.out else ""),
             markup=False,
             highlight=False,
         )

@@ -375,8 +375,9 @@ class _Exchange:
             i = self.flight[rid]
             notes = []
             if rid < self.hi:
-                notes.append(f"out-of-order: answered after the reply to a later request ({self.name(self.index[self.hi])})")
-                self.incident("out-of-order", f"the reply with id {rid} came after the reply with id {self.hi}", i)
+                later = self.name(self.index[self.hi])
+                notes.append(f"out-of-order: answered after the reply to a later request ({later})")
+                self.incident("out-of-order", f"the reply (id {rid}) came after the reply to {later} (id {self.hi})", i)
             self.settle(rid, Answer(reply=obj, notes=notes, seconds=self.seconds(rid, now)), "answered", hash(line))
         elif p is None and rid in im._past:
             tag, state, digest = im._past[rid]
