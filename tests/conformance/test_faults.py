@@ -34,7 +34,7 @@ def test_each_fault_in_one_exchange_costs_its_own_request(tmp_path: Path) -> Non
     scenarios = [{**sc, "call": {**sc["call"], "reply": f"r{k}"}} for k in range(12)]
     h = [scenario_hash(s) for s in scenarios]
     cmd = _fake(tmp_path, {"skip": [h[1]], "dup": [h[3]], "garble": [h[5]], "hold": {h[6]: h[8]}, "crash": [h[9]]})
-    with Impl(cmd, timeout=1.0) as im:
+    with Impl(cmd, timeout=2.0) as im:
         im.start()
         a = im.exchange([{"kind": "run", "mode": "guarded", "scenario": s} for s in scenarios])
         kinds = {k: a[k].problem.kind for k in range(12) if a[k].problem is not None}
@@ -49,7 +49,7 @@ def test_each_fault_in_one_exchange_costs_its_own_request(tmp_path: Path) -> Non
         assert sorted(i.kind for i in im.incidents) == ["crashed", "duplicate", "out-of-order", "timeout"]
         assert {i.kind: i.case for i in im.incidents} == {"crashed": 9, "duplicate": 3, "out-of-order": 6, "timeout": 1}
     # a hang: charged to the request it hangs on, the ones behind it run on a fresh process
-    with Impl(_fake(tmp_path, {"hang": [h[2]]}), timeout=1.0) as im:
+    with Impl(_fake(tmp_path, {"hang": [h[2]]}), timeout=2.0) as im:
         im.start()
         a = im.exchange([{"kind": "run", "mode": "guarded", "scenario": s} for s in scenarios[:6]])
         assert [x.problem.kind if x.problem else None for x in a] == [None, None, "timeout", None, None, None]

@@ -130,7 +130,7 @@ def run_campaign(
     for r in incidents_before:  # those of resumed cases (the others' cases are run again)
         if "case" not in r or (r.get("case"), r.get("mode")) in kept:
             report.incidents.append(
-                Incident(str(r.get("kind")), str(r.get("detail", "")), "", (r["case"], r["mode"]) if "case" in r else None)
+                Incident(str(r.get("kind")), str(r.get("detail", "")), "", (r["case"], r.get("mode")) if "case" in r else None)
             )
     total = len(todo) + len(records)
     if on_start:
