@@ -114,7 +114,7 @@ class Thread:
     title (``""``: none, M13.9)."""
 
     id: str
-    resource: str
+    resource: str | None
     messages: tuple[Message, ...] = ()
     title: str = ""
 

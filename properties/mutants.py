@@ -136,7 +136,7 @@ def _refused_durable_bound(scenario, r) -> bool:
 
 
 def _with_threads(scenario, r, threads):
-    stored, title = runmod._stored_view(threads, scenario)
+    stored, title = runmod._stored(threads, scenario), runmod._title(threads, scenario)
     return runmod.Run(evolve(r.observation, stored=stored, title=title), threads)
 
 

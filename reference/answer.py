@@ -3,6 +3,8 @@ the call fails after the chain, by the rules of its loop (``loops.LOOP_RULES``).
 
 from __future__ import annotations
 
+from typing import cast
+
 from attrs import frozen
 
 from guardspec.model.agent import ThreadStore
@@ -31,7 +33,9 @@ def bound_thread(scenario: Scenario) -> tuple[str, str | None] | None:
     return b[0], b[1]
 
 
-def save_turn(scenario: Scenario, lst: MessageList, threads: ThreadStore, bound: tuple[str, str], *, raw: bool) -> tuple[ThreadStore, bool]:
+def save_turn(
+    scenario: Scenario, lst: MessageList, threads: ThreadStore, bound: tuple[str, str | None], *, raw: bool
+) -> tuple[ThreadStore, bool]:
     """M13 saving, and whether it failed: raw mode saves as real Mastra does, stopping at a
     message JSON cannot write (``finish.save_raw``, k45); the guarded path keeps
     ``finish.save`` (not measured through Breakwater)."""
@@ -49,7 +53,8 @@ def finalise_failed_step(scenario: Scenario, lst: MessageList, threads: ThreadSt
     if not bound:
         return threads, False
     threads, unsaved = save_turn(scenario, lst, threads, bound, raw=raw)
-    if LOOP_RULES[scenario.call.loop].titles_failed_turn and raw and scenario.agent.memory.generate_title:
+    memory = scenario.agent.memory
+    if LOOP_RULES[scenario.call.loop].titles_failed_turn and raw and memory is not None and memory.generate_title:
         threads = finish.entitle(threads, *bound, lst)
     return threads, unsaved
 
@@ -143,7 +148,8 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
     # the title is made from the list after the earlier responses were added again (k21)
     # the durable finalisation reads its output text back before titling: when that throws, no
     # title (measured, k33)
-    if bound and raw and scenario.agent.memory.generate_title and not (rules.title_needs_read_back and broken):
+    memory = scenario.agent.memory
+    if bound and raw and memory is not None and memory.generate_title and not (rules.title_needs_read_back and broken):
         threads = finish.entitle(threads, *bound, lst)
     return Answer(lst, sent, threads, text, broken, unsaved)
 
@@ -169,7 +175,7 @@ def failed_after_chain(rules: LoopRules, answer: Answer) -> Failed | None:
     if isinstance(broken, ReadBackError):
         return _broken_read_back(rules, broken)
     if answer.prompt is None:
-        return None if unsaved and rules.resolves_when_unsaved else Failed(broken)
+        return None if unsaved and rules.resolves_when_unsaved else Failed(cast(str, broken))
     return _broken_read_back(rules, broken) if broken else None
 
 

@@ -74,7 +74,7 @@ def _unwritable(v: Any) -> bool:
     return False
 
 
-def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> ThreadStore:
+def save(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList, durable: bool = False) -> ThreadStore:
     """M13: the input then the response messages are saved to the bound thread (an upsert by
     id; the thread lists its messages by createdAt). Storage keeps one map of messages by id
     over all threads: messages with equal createdAt are listed in the order their ids first
@@ -85,7 +85,7 @@ def save(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, du
     return _put(store, thread, rows, place)
 
 
-def save_raw(store: ThreadStore, thread_id: str, resource: str, lst: MessageList, durable: bool = False) -> tuple[ThreadStore, bool]:
+def save_raw(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList, durable: bool = False) -> tuple[ThreadStore, bool]:
     """M13 saving as real Mastra does it (raw mode; docs/mastra-measurements.md §k k45), and
     whether it failed. The memory output processor (``MessageHistory``) saves the input then
     the response messages, filtered (``_savable``: partial calls dropped, a text that is no
@@ -117,7 +117,7 @@ _STOP = object()
 """A message whose content JSON cannot write: the storage throws there."""
 
 
-def _rows(store: ThreadStore, thread_id: str, resource: str) -> tuple[Thread, dict, dict]:
+def _rows(store: ThreadStore, thread_id: str, resource: str | None) -> tuple[Thread, dict, dict]:
     thread = store.get(thread_id) or Thread(thread_id, resource)
     rows = {m.id: m for m in thread.messages}
     place: dict[str, int] = {}
@@ -127,7 +127,7 @@ def _rows(store: ThreadStore, thread_id: str, resource: str) -> tuple[Thread, di
     return thread, rows, place
 
 
-def _write(rows: dict, place: dict, versions: list, thread_id: str, resource: str, stop: bool = True) -> bool:
+def _write(rows: dict, place: dict, versions: list, thread_id: str, resource: str | None, stop: bool = True) -> bool:
     """Write each saved version in order (None: not saved); with ``stop``, a version JSON
     cannot write, or ``_STOP``, ends the save: False."""
     for s in versions:
@@ -267,7 +267,7 @@ def transcript(lst: MessageList, thread_id: str) -> str | None:
     return "\n".join(lines)
 
 
-def entitle(store: ThreadStore, thread_id: str, resource: str, lst: MessageList) -> ThreadStore:
+def entitle(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList) -> ThreadStore:
     """M13: a title is generated when the thread has none, from every message of the thread
     on the list. The scripted title model answers with the transcript itself, so the title
     shows exactly what it was generated from."""
@@ -312,7 +312,7 @@ def as_stored(store: ThreadStore) -> ThreadStore:
     return ThreadStore(tuple(threads)) if changed else store
 
 
-def ensure_thread(store: ThreadStore, thread_id: str, resource: str) -> ThreadStore:
+def ensure_thread(store: ThreadStore, thread_id: str, resource: str | None) -> ThreadStore:
     """M7: with memory and a thread, the thread is fetched or created and saved at
     preparation, before any processor runs."""
     if store.get(thread_id) is not None:

@@ -75,7 +75,7 @@ class RetPrimitive:
     value: Any
 
 
-Returned = Union[RetArray, RetObject, RetSameList, RetOtherList, RetPrimitive]
+Returned = Union[RetArray, RetObject, RetSameList, RetOtherList, RetPrimitive]  # noqa: UP007 (a typing.Union alias, as the model's aliases are)
 
 
 @frozen
@@ -106,7 +106,7 @@ class Throws:
     message: str
 
 
-Ending = Union[Returns, Aborts, TripWires, Throws]
+Ending = Union[Returns, Aborts, TripWires, Throws]  # noqa: UP007 (a typing.Union alias, as the model's aliases are)
 
 
 @frozen
@@ -258,9 +258,9 @@ def invoke(
                 slot = lst.slot_of(step.id)
                 if slot is None:
                     raise MastraError("TypeError", f"no message {step.id!r} on the list")
-                new = _first_text(slot.message, step.text)
-                lst = ml.replace_message(lst, new)
-                edit_in_place(new)
+                edited = _first_text(slot.message, step.text)
+                lst = ml.replace_message(lst, edited)
+                edit_in_place(edited)
             else:  # pragma: no cover - the decoder admits no other step
                 raise AssertionError(step)
     except MastraError as e:

@@ -159,8 +159,12 @@ def cloned(m: Message) -> Message:
                     p.tool_call_id,
                     p.tool_name,
                     p.state,
-                    *(structured_clone(v) for v in (p.args, p.result, p.error_text, p.approval, p.provider_metadata)),
-                    p.created_at,
+                    args=structured_clone(p.args),
+                    result=structured_clone(p.result),
+                    error_text=structured_clone(p.error_text),
+                    approval=structured_clone(p.approval),
+                    provider_metadata=structured_clone(p.provider_metadata),
+                    created_at=p.created_at,
                 )
             elif isinstance(p, (FilePart, ImagePart)):
                 p = type(p)(structured_clone(p.data), p.media_type, p.created_at)

@@ -52,7 +52,7 @@ class Failure:
     message: str
 
 
-Stop = Union[Tripwire, Failure, None]
+Stop = Union[Tripwire, Failure, None]  # noqa: UP007 (a typing.Union alias, as the model's aliases are)
 
 
 @frozen
@@ -84,9 +84,10 @@ def _runner_system_text(e: Any) -> str:
     has neither, so it gives ""; a DB-shaped one gives its text parts joined by newlines; no
     content at all throws."""
     if isinstance(e, Message):
-        if e.parts is None:
+        parts = e.parts
+        if parts is None:
             raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
-        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(e.parts))
+        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
     content = e.content
     if content is UNDEFINED or content is None:
         raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
@@ -100,7 +101,7 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
     adds nothing for "", docs/mastra-measurements.md §j; otherwise ``add`` under the source the
     checker names, else ``input``, merge off; a returned string is added as a user message, k22). Not atomic: a throw keeps what was done before
     it (the error's ``partial``)."""
-    deleted = []
+    deleted: list[Any] = []
     for m in received:
         # ``idsBeforeProcessing = messages.map(m => m.id)``: a string among the received
         # messages (k43) has no id, and a returned string has none either

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from guardspec.model.messages import (
     FilePart,
@@ -63,7 +63,7 @@ def fingerprint(entry: Message | SystemMessage) -> tuple:
     if fp is None:
         fp = compute_fingerprint(entry)
         object.__setattr__(entry, "fp_cache", fp)
-    return fp
+    return cast(tuple, fp)
 
 
 def compute_fingerprint(entry: Message | SystemMessage) -> tuple:

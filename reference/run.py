@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, cast
 
 from attrs import frozen
 
@@ -14,7 +15,7 @@ from guardspec.model.agent import ThreadStore
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
 from guardspec.model.messages import SOURCE_ORDER, Source
-from guardspec.model.observation import Answered, Failed, ListMessage, ListView, Observation, Refused
+from guardspec.model.observation import Answered, AuditEvent, Failed, ListMessage, ListView, Observation, Refused
 from guardspec.model.scenario import Mode, Scenario
 
 from . import finish, preparation
@@ -76,7 +77,7 @@ def _prompts(answer: Answer) -> tuple:
     return () if answer.prompt is None else (answer.prompt,)
 
 
-def _observe(scenario: Scenario, threads: ThreadStore, **kw) -> Run:
+def _observe(scenario: Scenario, threads: ThreadStore, **kw: Any) -> Run:
     return Run(Observation(stored=_stored(threads, scenario), title=_title(threads, scenario), **kw), threads)
 
 
@@ -162,7 +163,7 @@ def _run_raw(scenario: Scenario, trace: Trace | None) -> Run:
         return _observe(scenario, threads, outcome=outcome, result=finish.result(lst, "", "other"), list=list_view(lst))
     if isinstance(stop, Failure) and not rules.swallows_processor_errors:
         # M9: generate/stream reject; nothing saved.
-        return _observe(scenario, threads, outcome=Failed(rules.failed_id), list=list_view(lst))
+        return _observe(scenario, threads, outcome=Failed(cast(str, rules.failed_id)), list=list_view(lst))
     # M10: any other processor error is swallowed on the durable loop: the model runs on the list as it stood.
     lst = map_client_outputs(agent, lst, strict=False)
     answer = answer_step(scenario, lst, threads, trace, raw=True)
@@ -244,7 +245,7 @@ def _run_guarded(scenario: Scenario, trace: Trace | None) -> Run:
         return _observe(scenario, threads, outcome=Failed(err))
     denial = rbac_denial(agent, call.actor)
     # G3: one agent.input.authorize event per decision.
-    audit = (event(agent, call.actor, "agent.input.authorize", "denied" if denial else "allowed", denial),)
+    audit: tuple[AuditEvent, ...] = (event(agent, call.actor, "agent.input.authorize", "denied" if denial else "allowed", denial),)
     rules = LOOP_RULES[call.loop]
     if denial and rules.rbac_throws:
         return _rbac_thrown(scenario, threads, denial, audit)

@@ -124,14 +124,15 @@ def parse_url(text: str) -> Url | None:
         host, _, port_text = hostport.partition(":")
         port = _port(port_text, scheme)
         if scheme in SPECIAL_PORTS:
-            host = _domain(host)
-            if host is None:
+            domain = _domain(host)
+            if domain is None:
                 return None
+            host = domain
         elif any(c in _FORBIDDEN_HOST for c in host):
             return None
     if port is False:
         return None
-    return Url(scheme, username, password, host, port)  # type: ignore[arg-type]
+    return Url(scheme, username, password, host, port)
 
 
 def redacted_url(text: str) -> str:

@@ -54,9 +54,10 @@ def system_entry_text(e: Any) -> str:
     parts' texts joined by newlines, "" for a part that is not text; an entry without content
     cannot be applied."""
     if isinstance(e, Message):
-        if e.parts is None:
+        parts = e.parts
+        if parts is None:
             raise CannotApply("system entry without content")
-        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(e.parts))
+        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
     if e.content is UNDEFINED or e.content is None:
         raise CannotApply("system entry without content")
     return ""

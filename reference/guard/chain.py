@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
@@ -111,13 +113,15 @@ def guarded_chain(
     audit: list[AuditEvent] = []
     record: list[Addition] = []
 
-    def stop(lst: MessageList, reason: str, pid: str, snap=None, carriers: tuple[str, ...] = (), rethrown: bool = False) -> GuardedChain:
+    def stop(
+        lst: MessageList, reason: str, pid: str, snap: Counter | None = None, carriers: tuple[str, ...] = (), rethrown: bool = False
+    ) -> GuardedChain:
         lst = refusal_removal(lst, record, snap, carriers)
         if trace:
             trace.stage(f"refusal removal ({pid})", lst, reason)
         return GuardedChain(lst, Refusal(reason, pid, rethrown), tuple(audit), None, tuple(record))
 
-    def fail(lst: MessageList, pid: str, snap=None, carriers: tuple[str, ...] = ()) -> GuardedChain:
+    def fail(lst: MessageList, pid: str, snap: Counter | None = None, carriers: tuple[str, ...] = ()) -> GuardedChain:
         """G6: exactly one processor error event, reason ``input processor failed``."""
         audit.append(event(agent, actor, "agent.input.processor", "error", PROCESSOR_FAILED, {"processor": pid}))
         return stop(lst, PROCESSOR_FAILED, pid, snap, carriers)

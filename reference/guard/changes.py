@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import Union
 
 from attrs import frozen
@@ -13,7 +14,7 @@ from .. import messagelist as ml
 from ..messagelist import MessageList
 from ..reading import clonable_entry, fingerprint, readable_system
 
-Entry = Union[Message, SystemMessage]
+Entry = Union[Message, SystemMessage]  # noqa: UP007 (a typing.Union alias, as the model's aliases are)
 
 
 @frozen
@@ -43,12 +44,12 @@ def all_entries(lst: MessageList) -> list[Entry]:
     return list(lst.system_all()) + [s.message for s in lst.slots]
 
 
-def snapshot(lst: MessageList, entries=prompt_entries) -> Counter:
+def snapshot(lst: MessageList, entries: Callable[[MessageList], Iterable[Entry]] = prompt_entries) -> Counter:
     """G9: the prompt entries counted by fingerprint, before a processor runs."""
     return Counter(fingerprint(e) for e in entries(lst))
 
 
-def unmatched(before: Counter, lst: MessageList, entries=prompt_entries) -> list[Entry]:
+def unmatched(before: Counter, lst: MessageList, entries: Callable[[MessageList], Iterable[Entry]] = prompt_entries) -> list[Entry]:
     """G9: each current prompt entry consumes one matching count; the unmatched ones are the
     processor's additions."""
     left = before.copy()
