@@ -114,8 +114,7 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
         raise NotClassified("file data is not a string or URL")
     values: list[Any] = [media]
     # Mastra keeps a string ``new URL`` accepts as the URL, and Breakwater reads a URL that is
-    # not a data URL as the URL (``note: see the file`` included; seed 8453 case 97,
-    # docs/breakwater-measurements.md §20)
+    # not a data URL as the URL (``note: see the file`` included), so both read the URL itself
     url = parse_url(data)
     if url is not None and url.scheme != "data":
         if media.lower().startswith("text/"):
@@ -145,8 +144,7 @@ def cloned(m: Message) -> Message:
     read, class instances made plain); a value it cannot copy, or a text that is neither a
     string nor null/undefined, makes the conversion throw: not classified. A null or undefined
     text is converted as it is (Mastra's ``text?.trim()`` does not throw on it) and read as
-    JSON gives it: ``null`` reads ``"null"``, undefined reads nothing
-    (docs/breakwater-measurements.md §17, seed 8443 case 953)."""
+    JSON gives it: ``null`` reads ``"null"``, undefined reads nothing."""
     try:
         parts = []
         for p in m.parts or ():

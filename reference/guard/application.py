@@ -26,8 +26,7 @@ class CannotApply(Exception):
 def _check_entry(lst: MessageList, e: Any, source: Source) -> None:
     """G7: messages Mastra cannot add (no content, another thread's message) cannot be applied.
     Mastra checks the thread only of a message added under a source other than memory, so a
-    returned message re-added as memory may belong to another thread (measured, seed 8457 case
-    942: docs/breakwater-measurements.md §22)."""
+    returned message re-added as memory may belong to another thread."""
     if e.parts is None:
         raise CannotApply("a message with no content")
     if source is not Source.MEMORY and (

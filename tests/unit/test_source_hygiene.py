@@ -159,7 +159,6 @@ def test_the_history_pattern_finds_what_it_is_meant_to() -> None:
     assert not any(HISTORY.search(s) for s in ("seed sentence", "seed 1", "stage 2", "M12", "0xff", "decade"))
 
 
-@pytest.mark.xfail(strict=True, reason="docstring pass pending")
 def test_the_semantics_carry_no_seed_case_hash_or_issue_number() -> None:
     """reference/, properties/ and model/ state rules, not where they were found."""
     assert _history_hits() == []
