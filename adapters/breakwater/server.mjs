@@ -60,7 +60,7 @@ async function handle(line) {
       case 'hello':
       case 'start':
         return {
-          reply: { id, status: 'ok', implementation: 'breakwater', version: VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'stop'], modes: ['guarded'], fields: { guarded: GUARDED_FIELDS_DECLARED } },
+          reply: { id, status: 'ok', implementation: 'breakwater', version: VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'stop'], modes: ['guarded'], fields: { guarded: GUARDED_FIELDS_DECLARED }, compare: { normalise: 'mastra' } },
         };
       case 'stop':
         return { reply: { id, status: 'ok' }, stop: true };

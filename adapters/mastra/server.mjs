@@ -58,7 +58,7 @@ async function handle(line) {
     if (typeof req.kind !== 'string') throw new ProtocolError('$.kind', `expected a request kind, got ${describe(req.kind)}`);
     switch (req.kind) {
       case 'hello':
-        return { reply: { id, status: 'ok', implementation: 'mastra', version: MASTRA_VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'] } };
+        return { reply: { id, status: 'ok', implementation: 'mastra', version: MASTRA_VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'], compare: { normalise: 'mastra' } } };
       case 'stop':
         return { reply: { id, status: 'ok' }, stop: true };
       case 'ops':

@@ -31,7 +31,7 @@ def pytest_addoption(parser: Any) -> None:
         "--guardspec-normalise",
         default=None,
         choices=["ids", "mastra", "none"],
-        help="Renaming of implementation-chosen values (default ids; mastra for implementations over real Mastra).",
+        help="Renaming of implementation-chosen values (default: what the implementation's hello declares, else ids).",
     )
     g.addoption("--guardspec-known", default=None, metavar="FILE", help="Known discrepancies (each with its reason).")
     g.addoption("--guardspec-out", default=None, metavar="DIR", help="Where the campaign's results.jsonl and shrunk vectors go.")
@@ -44,18 +44,27 @@ class _Shared:
         self.config = config
         self.impl: Any = None
         self.rows: dict | None = None
+        self.chosen: Any = None  # settings.ChosenComparison, once known
 
-    def comparison(self) -> Any:
-        from guardspec.conformance.compare import comparison_from_json
+    def hello(self) -> dict:
+        """The implementation's start message: the vector tests' process's, else a probe's."""
+        from guardspec.conformance.settings import implementation_hello
+
+        if self.impl is not None and self.impl.hello is not None:
+            return self.impl.hello
+        return implementation_hello(self.config.getoption("guardspec_impl"), self.config.getoption("guardspec_timeout"))
+
+    def comparison(self, hello: dict) -> Any:
+        """What the implementation declares, under ``--guardspec-compare`` / ``--guardspec-normalise``;
+        ``BadArguments`` names the path of what is wrong."""
+        from guardspec.conformance.settings import chosen_comparison
 
         fields = {}
         for c in self.config.getoption("guardspec_compare"):
             f, _, m = c.partition("=")
             fields[f.strip()] = m.strip()
-        data: dict[str, Any] = {"fields": fields}
-        if self.config.getoption("guardspec_normalise"):
-            data["normalise"] = self.config.getoption("guardspec_normalise")
-        return comparison_from_json(data, None, "--guardspec-compare")
+        self.chosen = chosen_comparison(hello, None, fields, self.config.getoption("guardspec_normalise"), "--guardspec-normalise")
+        return self.chosen.comparison
 
     def vector_rows(self, paths: list[Path]) -> dict:
         """Every vector run once, in one pipelined batch; rows by (path, mode)."""
@@ -64,9 +73,9 @@ class _Shared:
             from guardspec.conformance.vectors import check
 
             self.impl = Impl(self.config.getoption("guardspec_impl"), timeout=self.config.getoption("guardspec_timeout"))
-            self.impl.start()
+            hello = self.impl.start()
             modes = tuple(self.config.getoption("guardspec_mode")) or None
-            rows = check(self.impl, paths, self.comparison(), modes, against_model=False)
+            rows = check(self.impl, paths, self.comparison(hello), modes, against_model=False)
             self.rows = {(r.path, r.mode): r for r in rows}
         return self.rows
 
@@ -93,10 +102,14 @@ class VectorItem(pytest.Item):
         self.shared = shared
 
     def runtest(self) -> None:
+        from guardspec.conformance.settings import BadArguments
         from guardspec.conformance.vectors import vector_paths
 
         root = _vectors_dir(self.config)
-        rows = self.shared.vector_rows(vector_paths([root]) if root else [])
+        try:
+            rows = self.shared.vector_rows(vector_paths([root]) if root else [])
+        except BadArguments as e:
+            raise VectorFailure(f"--guardspec-impl: {e}") from None
         r = rows.get((str(self.vector_path), self.mode)) or rows.get((str(self.vector_path), ""))
         if r is None:
             pytest.skip("not run (mode not selected)")
@@ -129,6 +142,11 @@ class CampaignItem(pytest.Item):
         from guardspec.conformance.settings import BadArguments, Config
 
         c = self.config
+        shared = c.stash[_SHARED_KEY]
+        try:
+            comparison = shared.comparison(shared.hello())
+        except BadArguments as e:
+            raise VectorFailure(f"--guardspec-impl: {e}") from None
         out = c.getoption("guardspec_out") or tempfile.mkdtemp(prefix="guardspec-diff-")
         known = load_known(c.getoption("guardspec_known")) if c.getoption("guardspec_known") else []
         cfg = Config(
@@ -138,7 +156,7 @@ class CampaignItem(pytest.Item):
             timeout=c.getoption("guardspec_timeout"),
             out=Path(out),
             modes=tuple(c.getoption("guardspec_mode")) or None,
-            comparison=_Shared(c).comparison(),
+            comparison=comparison,
             known=known,
             shrink_seconds=30.0,
         )
@@ -184,6 +202,13 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list) -> Non
     n = config.getoption("guardspec_examples")
     if n > 0:
         items.append(CampaignItem.from_parent(session, name=f"guardspec::diff[seed={config.getoption('guardspec_seed')},examples={n}]"))
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any) -> None:
+    """Which comparison the guardspec tests used, and where its normalisation came from."""
+    shared = config.stash.get(_SHARED_KEY, None) if _SHARED_KEY is not None else None
+    if shared is not None and shared.chosen is not None:
+        terminalreporter.write_line(f"guardspec: {shared.chosen.line()}")
 
 
 def pytest_unconfigure(config: Any) -> None:

@@ -21,9 +21,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from guardspec.conformance.compare import Comparison, ComparisonError, comparison_from_json
+from guardspec.conformance.compare import Comparison
 from guardspec.conformance.impl import Impl, StartFailed
-from guardspec.conformance.settings import BadArguments, Config
+from guardspec.conformance.settings import BadArguments, Config, chosen_comparison, implementation_hello
 from guardspec.mastra.client import repo_root
 from guardspec.progress import CampaignTasks, Progress
 
@@ -36,16 +36,16 @@ def _bad(message: str) -> None:
     sys.exit(EXIT_BAD)
 
 
-def _comparison(compare: tuple[str, ...], normalise: str | None, compare_file: str | None) -> Any:
-    cmp = Comparison()
+def _user_comparison(compare: tuple[str, ...], normalise: str | None, compare_file: str | None) -> tuple:
+    """What the user says about the comparison (``--compare-file``, ``--compare``,
+    ``--normalise``), checked before any implementation is started."""
+    user_file = None
     if compare_file:
         try:
-            cmp = comparison_from_json(json.loads(Path(compare_file).read_text()))
+            user_file = json.loads(Path(compare_file).read_text())
         except OSError as e:
             _bad(f"{compare_file}: cannot read ({e.strerror})")
         except ValueError as e:
-            if isinstance(e, ComparisonError):
-                _bad(f"{compare_file}: {e.path}: {e.expected}")
             _bad(f"{compare_file}: $: valid JSON ({e})")
     fields: dict[str, str] = {}
     for c in compare:
@@ -53,13 +53,20 @@ def _comparison(compare: tuple[str, ...], normalise: str | None, compare_file: s
             _bad(f"--compare {c!r}: expected FIELD=MODE (e.g. list=ids, read=ignore)")
         f, m = c.split("=", 1)
         fields[f.strip()] = m.strip()
-    data: dict[str, Any] = {"fields": fields}
-    if normalise:
-        data["normalise"] = normalise
     try:
-        return comparison_from_json(data, cmp, "--compare")
-    except ComparisonError as e:
-        _bad(f"{e.path}: {e.expected}")
+        chosen_comparison(None, user_file, fields, normalise)
+    except BadArguments as e:
+        _bad(f"{compare_file}: {e}" if compare_file and str(e).startswith("$") else str(e))
+    return user_file, fields, normalise
+
+
+def _comparison(impl: str, hello: dict | None, user: tuple) -> Any:
+    """The comparison a run uses (``settings.ChosenComparison``): what the implementation's
+    ``hello`` declares, under what the user says (``_user_comparison``)."""
+    try:
+        return chosen_comparison(hello, *user)
+    except BadArguments as e:
+        _bad(f"--impl {impl!r}: {e}")
 
 
 COMPARE_OPTS = [
@@ -70,7 +77,7 @@ COMPARE_OPTS = [
         "--normalise",
         type=click.Choice(["ids", "mastra", "none"]),
         default=None,
-        help="Renaming of implementation-chosen values (default ids).",
+        help="Renaming of implementation-chosen values (default: what the implementation declares, else ids).",
     ),
     click.option(
         "--compare-file", type=click.Path(dir_okay=False), default=None, help="A comparison object (docs/schemas/comparison.schema.json)."
@@ -159,7 +166,12 @@ def diff_cmd(
 
     if not impl.strip():
         _bad("--impl: a command line")
-    cmp = _comparison(compare, normalise, compare_file)
+    user = _user_comparison(compare, normalise, compare_file)
+    try:
+        hello = implementation_hello(impl)
+    except BadArguments as e:
+        _bad(str(e))
+    chosen = _comparison(impl, hello, user)
     try:
         known = load_known(known_file) if known_file else []
     except BadArguments as e:
@@ -172,7 +184,7 @@ def diff_cmd(
         timeout=timeout,
         out=Path(out) if out else None,
         modes=tuple(modes) or None,
-        comparison=cmp,
+        comparison=chosen.comparison,
         known=known,
         shrink=not no_shrink,
         shrink_seconds=shrink_seconds,
@@ -185,9 +197,11 @@ def diff_cmd(
     except BadArguments as e:
         _bad(str(e))
     if as_json:
-        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+        click.echo(json.dumps({**report_json(report), "comparison": chosen.to_json()}, indent=2, ensure_ascii=False))
     else:
-        print_report(report, Console())
+        console = Console()
+        console.print(chosen.line(), markup=False, highlight=False)
+        print_report(report, console)
     sys.exit(0 if report.ok else 1)
 
 
@@ -299,16 +313,19 @@ def vectors_check_cmd(
     impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None
 ) -> None:
     """Run the vectors on an implementation and print a table."""
-    cmp = _comparison(compare, normalise, compare_file)
+    user = _user_comparison(compare, normalise, compare_file)
     targets = [Path(p) for p in paths] or [Path(DEFAULT_VECTORS)]
     if not any(t.exists() for t in targets):
         _bad(f"{targets[0]}: no such vectors folder")
     with Impl(impl, timeout=timeout) as im:
         try:
-            im.start()
+            hello = im.start()
         except StartFailed as e:
             _bad(f"--impl {impl!r}: {e.problem.path}: {e.problem.expected}")
-        ok, bad = print_vectors(im, targets, Console(), cmp, tuple(modes) or None)
+        chosen = _comparison(impl, hello, user)
+        console = Console()
+        console.print(chosen.line(), markup=False, highlight=False)
+        ok, bad = print_vectors(im, targets, console, chosen.comparison, tuple(modes) or None)
     sys.exit(0 if ok else (EXIT_BAD if bad else 1))
 
 
@@ -382,10 +399,13 @@ def verify_section(console: Any) -> bool:
     return ok
 
 
-def bench_section(console: Any, seconds: float) -> None:
+def bench_section(console: Any, run: Any) -> None:
     """Harness round trips per second against a trivial echo implementation: requests
     pipelined, every reply parsed, checked and compared (with the outcome field)."""
-    figures = bench_harness(seconds)
+    if not run.fits(run.seconds + 2):
+        console.print(f"conformance harness: skipped: {run.budget.left():.0f} s of the budget left")
+        return
+    figures = bench_harness(run.seconds)
     console.print(
         f"conformance harness: {figures['roundTripsPerSecond']:,.0f} round trips/s against an echo implementation "
         f"({figures['roundTrips']:,} in {figures['seconds']:.2f} s, window {figures['window']}; "

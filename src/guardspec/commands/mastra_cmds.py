@@ -8,6 +8,8 @@ Exit codes: 0 all agree, 1 a disagreement (or the adapter failed), 2 bad argumen
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,8 +48,16 @@ def _adapter_or_exit() -> None:
 @click.option(
     "--shrink-seconds", type=click.FloatRange(min=0), default=60.0, show_default=True, help="Time for shrinking one disagreement."
 )
+@click.option(
+    "--normalise",
+    type=click.Choice(["ids", "mastra", "none"]),
+    default=None,
+    help="The raw scenarios' renaming of values Mastra chooses (default: what the adapter declares, mastra).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str | None, shrink_seconds: float, as_json: bool) -> None:
+def mastra_diff_cmd(
+    ops: int, scenarios: int, seed: int, jobs: int, out_dir: str | None, shrink_seconds: float, normalise: str | None, as_json: bool
+) -> None:
     """The model against real Mastra: op sequences, and raw scenarios through the diff harness."""
     # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
     from guardspec.mastra.diff import run_diff
@@ -63,6 +73,7 @@ def mastra_diff_cmd(ops: int, scenarios: int, seed: int, jobs: int, out_dir: str
                 jobs=jobs,
                 progress=progress,
                 shrink_seconds=shrink_seconds,
+                normalise=normalise,
             )
     except BadArguments as e:
         click.echo(f"error: {e}", err=True)
@@ -88,7 +99,7 @@ def report_json(report: Any) -> dict:
             "incidents": [{"kind": i.kind, "detail": i.detail} for i in o.incidents[:50]],
             "census": o.census.to_json() if o.census else None,
         },
-        "raw": raw_json(report.raw) if report.raw else None,
+        "raw": {**raw_json(report.raw), "comparison": report.comparison.to_json()} if report.raw else None,
         "seconds": round(report.seconds, 2),
     }
 
@@ -110,6 +121,8 @@ def print_report(report: Any, console: Any) -> None:
     for i in o.incidents[:10]:
         console.print(f"  adapter {i.kind}: {i.detail}", markup=False, highlight=False)
     if report.raw is not None:
+        if report.comparison is not None:
+            console.print(f"raw scenarios' {report.comparison.line()}", markup=False, highlight=False)
         console.print("raw scenarios: ", end="")
         print_raw(report.raw, console, census=False)
     if o.census is not None and o.cases:
@@ -165,14 +178,24 @@ def verify_section(console: Any) -> bool:
     return report.ok
 
 
-def bench_section(console: Any, seconds: float) -> None:
-    """For ``guardspec bench``: the model against real Mastra on the same inputs, in one run."""
+def bench_section(console: Any, run: Any) -> None:
+    """For ``guardspec bench``: the model against real Mastra on the same inputs, in one run; then
+    short campaigns against the adapters beside the adapters' own busy time."""
+    if not adapter_available():
+        why = "Node is not on PATH" if shutil.which("node") is None else "adapters/mastra has no @mastra/core (npm ci there: make setup)"
+        console.print(f"real Mastra and the campaigns against the adapters: skipped: {why}")
+        return
+    if not run.fits(10):
+        console.print(f"real Mastra: skipped: {run.budget.left():.0f} s of the budget left, the substrate table needs about 10 s")
+    else:
+        _substrate_table(console, run.seconds)
+    campaign_section(console, run)
+
+
+def _substrate_table(console: Any, seconds: float) -> None:
     # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
     from guardspec.mastra.bench import bench_mastra
 
-    if not adapter_available():
-        console.print("real Mastra: the adapter is not installed (make setup)")
-        return
     n = max(50, int(200 * seconds))
     f = bench_mastra(ops=n, scenarios=max(10, n // 10))
     t = Table(title="model against real Mastra (same inputs, same run)")
@@ -203,3 +226,63 @@ def bench_section(console: Any, seconds: float) -> None:
         f"{f['raw_per_s_python'] / f['raw_per_s_mastra_generate']:.0f}x",
     )
     console.print(t)
+
+
+def _campaign_targets() -> list[tuple[str, list[str], str, str | None]]:
+    """(label, command, mode, why not measured) for the Mastra adapter and, when
+    ``BREAKWATER_MODULE`` names a build, the Breakwater adapter."""
+    # deferred: the Mastra tools load the reference, heavy; kept out of `guardspec --help`
+    from guardspec.mastra.client import default_command, repo_root
+
+    targets = [("real Mastra (raw)", default_command(), "raw", None)]
+    module = os.environ.get("BREAKWATER_MODULE")
+    bw = [default_command()[0], str(repo_root() / "adapters" / "breakwater" / "server.mjs")]
+    if not module:
+        targets.append(("Breakwater (guarded)", bw, "guarded", "BREAKWATER_MODULE names no build"))
+    elif not Path(module).is_file():
+        targets.append(("Breakwater (guarded)", bw, "guarded", f"BREAKWATER_MODULE={module}: no such file"))
+    else:
+        targets.append(("Breakwater (guarded)", bw, "guarded", None))
+    return targets
+
+
+def campaign_section(console: Any, run: Any) -> None:
+    """Cases/s of a short campaign on each adapter, against the busy time the adapter itself
+    reports (``busyMs``): how much of a campaign's wall time is the implementation's own."""
+    # deferred: the Mastra campaign loads the reference and Hypothesis, heavy; kept out of `guardspec --help`
+    from guardspec.conformance.impl import StartFailed
+    from guardspec.conformance.settings import BadArguments
+    from guardspec.mastra.bench import campaign_busy
+
+    t = Table(title="campaigns against the adapters' own busy time (one process each, same run)")
+    for col in ("implementation", "cases", "cases/s", "campaign wall s", "adapter busy s", "busy / wall", "normalise"):
+        t.add_column(col)
+    notes = []
+    for label, cmd, mode, why in _campaign_targets():
+        if why is None and not run.fits(8):
+            why = f"{run.budget.left():.0f} s of the budget left"
+        if why is not None:
+            notes.append(f"{label}: not measured: {why}")
+            continue
+        seconds = min(max(5.0, 10 * run.seconds), run.budget.left() / 4)
+        try:
+            f = campaign_busy(cmd, mode, seconds)
+        except (StartFailed, BadArguments) as e:
+            notes.append(f"{label}: not measured: it did not start: {e}")
+            continue
+        t.add_row(
+            f"{f['implementation']} ({mode})",
+            f"{f['cases']} ({' '.join(f'{k} {v}' for k, v in sorted(f['counts'].items()))})",
+            f"{f['cases_per_s']:,.1f}",
+            f"{f['seconds']:.2f}",
+            f"{f['busy_seconds']:.2f}",
+            f"{f['busy_over_wall']:.2f}",
+            f["normalise"],
+        )
+    if t.row_count:
+        console.print(t)
+        console.print(
+            "busy / wall: the adapter's own time (its replies' busyMs, summed) over the campaign's wall time; the rest is the model, judging and the pipe"
+        )
+    for n in notes:
+        console.print(n, markup=False, highlight=False)

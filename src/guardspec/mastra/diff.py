@@ -8,8 +8,9 @@ Two kinds of cases, both on the Mastra adapter (``node adapters/mastra/server.mj
          format, the known-discrepancies file).
 ``raw``  raw-mode scenarios (SPEC §0) on the three loops: a conformance campaign
          (src/guardspec/conformance/campaign.py) with the Mastra adapter as the implementation,
-         mode ``raw`` and the ``mastra`` normalisation: the same generators, comparison, shrinker
-         and results as ``guardspec diff``.
+         mode ``raw`` and the normalisation the adapter declares in its ``hello`` (``mastra``)
+         unless the caller names one: the same generators, comparison, shrinker and results as
+         ``guardspec diff``.
 
 With ``out``: ``out/ops`` and ``out/raw`` each hold a ``results.jsonl`` (one JSON line per case,
 then one per shrunk disagreement) and the shrunk vectors. Known discrepancies, each with its
@@ -36,7 +37,7 @@ from guardspec.conformance.drawing import draw_distinct
 from guardspec.conformance.impl import Impl
 from guardspec.conformance.known import known_reason, load_known
 from guardspec.conformance.results import ResultsWriter
-from guardspec.conformance.settings import Config
+from guardspec.conformance.settings import BadArguments, ChosenComparison, Config, chosen_comparison, implementation_hello
 from guardspec.conformance.shrink import shrink, size
 from guardspec.progress import CampaignTasks, counts_text
 
@@ -45,7 +46,7 @@ from .ops import OPS_SHAPES, op_sequences, ops_request, ops_shapes, ops_to_wire
 from .ops_judge import judge_ops, model_ops_observation
 
 OPS_STRATEGY = "mastra_ops.op_sequences(), distinct"
-MASTRA_COMPARISON = Comparison(normalise="mastra")
+MASTRA_COMPARISON = Comparison(normalise="mastra")  # what the Mastra adapter's hello declares
 
 
 def known_file() -> Path:
@@ -68,6 +69,7 @@ class OpsReport:
     incidents: list = field(factory=list)
     seconds: float = 0.0
     census: Any = None  # census.Census of the op sequences
+    hello: dict | None = None  # the adapter's start message
 
     @property
     def ok(self) -> bool:
@@ -131,6 +133,7 @@ def run_ops(
         for f in rep.found.values():
             _shrink_ops(f, seqs[f.first["case"]], impl, writer, out, seed, impl_cmd, shrink_seconds)  # type: ignore[index]
         rep.incidents = list(impl.incidents)
+        rep.hello = impl.hello
     writer.close()
     rep.seconds = time.perf_counter() - t0
     return rep
@@ -197,6 +200,7 @@ class MastraReport:
     ops: OpsReport
     raw: Report | None
     seconds: float = 0.0
+    comparison: ChosenComparison | None = None  # the raw scenarios' comparison, and where it came from
 
     @property
     def ok(self) -> bool:
@@ -213,9 +217,12 @@ def run_diff(
     shrink_seconds: float = 60.0,
     known: list | None = None,
     impl_cmd: str | None = None,
+    normalise: str | None = None,
 ) -> MastraReport:
     """Op sequences, then raw scenarios through the conformance campaign; ``progress``: a
-    ``guardspec.progress.Progress`` (or None)."""
+    ``guardspec.progress.Progress`` (or None). The raw scenarios are compared as the adapter's
+    ``hello`` declares, with ``normalise`` (when given) over it; ``BadArguments`` when the
+    declaration is malformed."""
     t0 = time.perf_counter()
     impl_cmd = impl_cmd or mastra_command()
     known = load_known(known_file()) if known is None else known
@@ -236,8 +243,13 @@ def run_diff(
         )
         if task:
             task[0].done(counts_text(ops_rep.counts))
-    raw_rep = None
+    raw_rep = chosen = None
     if scenarios > 0:
+        hello = ops_rep.hello or implementation_hello(impl_cmd)
+        try:
+            chosen = chosen_comparison(hello, normalise=normalise)
+        except BadArguments as e:
+            raise BadArguments(f"--impl {impl_cmd!r}: {e}") from None
         cfg = Config(
             impl=impl_cmd,
             examples=scenarios,
@@ -246,14 +258,14 @@ def run_diff(
             timeout=60.0,
             out=out / "raw" if out else None,
             modes=("raw",),
-            comparison=MASTRA_COMPARISON,
+            comparison=chosen.comparison,
             known=known,
             shrink_seconds=shrink_seconds,
         )
         tasks = CampaignTasks(progress, "mastra-diff raw", scenarios)
         raw_rep = run_campaign(cfg, *tasks.callbacks())
         tasks.finish(raw_rep.counts)
-    return MastraReport(ops_rep, raw_rep, time.perf_counter() - t0)
+    return MastraReport(ops_rep, raw_rep, time.perf_counter() - t0, chosen)
 
 
 # ==== replay ===================================================================================
