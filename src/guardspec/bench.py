@@ -1,4 +1,5 @@
-"""``guardspec bench``: speed of the interpreter, as rates and ratios measured in one run.
+"""``guardspec bench``: speed of the interpreter, as rates and ratios measured in one run, and
+the time budget the whole bench keeps to (``Budget``, ``BenchRun``).
 
 Generated scenarios come from a seeded ``random.Random`` (the reference must stay free of
 hypothesis): about 8 messages (stored history and caller input) and 2 processors drawn from
@@ -11,6 +12,8 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from attrs import field, frozen
 
 from guardspec.model.agent import Actor, Agent, ClientTool, DenyPatterns, Mapping, Memory, MemoryBinding, Thread, ThreadStore
 from guardspec.model.fast import evolve
@@ -35,6 +38,35 @@ from guardspec.model.values import obj
 from guardspec.reference import run
 
 MARK = "FORBIDDEN"
+
+
+@frozen
+class Budget:
+    """The wall time the whole bench may take, from its start."""
+
+    seconds: float
+    start: float = field(factory=time.perf_counter)
+
+    def spent(self) -> float:
+        return time.perf_counter() - self.start
+
+    def left(self) -> float:
+        return max(0.0, self.seconds - self.spent())
+
+
+@frozen
+class BenchRun:
+    """What every ``bench_section`` hook is given: the time per measurement, the budget, and
+    whether the proof-growth table is asked for (each bound stopped after ``proof_timeout``)."""
+
+    seconds: float = 1.0
+    budget: Budget = field(factory=lambda: Budget(110.0))
+    proofs: bool = False
+    proof_timeout: float = 30.0
+
+    def fits(self, needs: float) -> bool:
+        """Whether a measurement of about ``needs`` seconds fits in what is left."""
+        return self.budget.left() >= needs
 
 
 def generated_scenario(rng: random.Random) -> Scenario:
@@ -168,4 +200,15 @@ def example_scenarios(root: Path) -> list[Scenario]:
     return [load_example(p).scenario for p in example_paths(root)]
 
 
-__all__ = ["Role", "evolve", "example_scenarios", "generated_scenario", "interpreter_rows", "memory_rows", "peak_memory", "rate"]
+__all__ = [
+    "BenchRun",
+    "Budget",
+    "Role",
+    "evolve",
+    "example_scenarios",
+    "generated_scenario",
+    "interpreter_rows",
+    "memory_rows",
+    "peak_memory",
+    "rate",
+]

@@ -161,19 +161,37 @@ def verify_cmd(examples_dir: str, report_dir: str | None) -> None:
 
 
 @main.command("bench")
-@click.option("--seconds", type=float, default=1.0, show_default=True, help="Time per measurement.")
+@click.option("--seconds", type=click.FloatRange(min=0.01), default=1.0, show_default=True, help="Time per measurement.")
 @click.option("--examples", "examples_dir", type=click.Path(file_okay=False), default="examples", show_default=True)
-def bench_cmd(seconds: float, examples_dir: str) -> None:
-    """Interpreter calls per second on the examples and on generated scenarios."""
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=1),
+    default=110.0,
+    show_default=True,
+    help="Seconds the whole bench may take; what does not fit is skipped, saying so.",
+)
+@click.option("--proofs", is_flag=True, help="Also the proof-growth table: z3 against enumeration as the bound grows.")
+@click.option(
+    "--proof-timeout", type=click.FloatRange(min=1), default=30.0, show_default=True, help="Seconds per bound of the proof-growth table."
+)
+def bench_cmd(seconds: float, examples_dir: str, budget: float, proofs: bool, proof_timeout: float) -> None:
+    """Interpreter speed and memory, the substrate and the harness, and campaigns against the
+    adapters' own busy time, within a time budget."""
+    # deferred: the benchmark loads the reference, heavy; kept out of `guardspec --help`, which imports this module
+    from .bench import BenchRun, Budget
+
+    run = BenchRun(seconds, Budget(budget), proofs, proof_timeout)
     console = Console()
-    sections = _sections("bench_section")
+    # the proof-growth table takes what the budget has left, so it comes last
+    sections = sorted(_sections("bench_section"), key=lambda s: s[0] == "proofs")
     with Progress() as progress:
         task = progress.task("bench", total=2 + len(sections))
-        _bench(console, seconds, examples_dir, sections, task)
+        _bench(console, run, examples_dir, sections, task)
         task.done()
+    console.print(f"bench: {run.budget.spent():.1f} s of a {budget:g} s budget")
 
 
-def _bench(console: Console, seconds: float, examples_dir: str, sections: list, task: Any) -> None:
+def _bench(console: Console, run: Any, examples_dir: str, sections: list, task: Any) -> None:
     # deferred: the benchmark loads the reference and Hypothesis, heavy; kept out of `guardspec --help`, which imports this module
     from .bench import example_scenarios, interpreter_rows, memory_rows
 
@@ -183,7 +201,8 @@ def _bench(console: Console, seconds: float, examples_dir: str, sections: list, 
     for col in ("inputs", "mode", "calls/s"):
         table.add_column(col)
     task.update(info="interpreter speed")
-    rows = interpreter_rows(examples, seconds)
+    # four measurements and the memory pass: at most a fifth of the budget
+    rows = interpreter_rows(examples, min(run.seconds, run.budget.seconds / 25))
     task.advance(info="memory")
     for name, mode, r in rows:
         table.add_row(name, mode, f"{r:,.0f}")
@@ -200,7 +219,7 @@ def _bench(console: Console, seconds: float, examples_dir: str, sections: list, 
     )
     for name, section in sections:
         task.update(info=name)
-        section(console, seconds)
+        section(console, run)
         task.advance()
 
 

@@ -85,3 +85,4 @@ def test_bench_shows_progress_and_its_figures(monkeypatch) -> None:
     assert r.exit_code == 0, r.output
     assert "[bench] 0/2" in r.stderr and "[bench] 2/2 done" in r.stderr
     assert "calls/s" in r.stdout and "memory: median peak" in r.stdout
+    assert "s of a 110 s budget" in r.stdout.splitlines()[-1]

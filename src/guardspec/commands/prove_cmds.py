@@ -19,7 +19,7 @@ from rich.table import Table
 
 from guardspec.progress import Progress
 from guardspec.properties.symbolic.claims import CLAIMS
-from guardspec.properties.symbolic.exhaustive import bench_proofs, enumerate_scope, verdicts_agree
+from guardspec.properties.symbolic.exhaustive import ENUMERABLE, PROVED, bench_proofs, enumerate_scope, verdicts_agree
 from guardspec.properties.symbolic.prove import (
     COUNTEREXAMPLE,
     PROVEN,
@@ -184,14 +184,102 @@ def _enumeration(console: Console, scope: Scope, mode: str) -> None:
         console.print(f"[red]{line}[/red]")
 
 
-def bench_section(console: Console, seconds: float = 1.0) -> None:
-    """For ``guardspec bench``: z3 proof time against exhaustive enumeration time per bound."""
-    t = Table(title="bounded proofs: z3 time as the bound grows, against exhaustive enumeration (guarded)")
+def _proof_growth_worker(conn: Any, tasks: list[tuple[str, Scope]]) -> None:
+    """In a child process: each task's figure, sent as it is done: ``prove``, z3's seconds for
+    I1-I10 at the bound (``bench_proofs``'s proof row, without its count of calls, which is
+    itself slow at the larger bounds); ``enumerate``, ``bench_proofs``'s enumeration row."""
+    conn.send(("ready", None))
+    for kind, sc in tasks:
+        if kind == "prove":
+            conn.send(("row", sum(v.seconds for v in prove_scope(sc, "guarded", replay_counterexamples=False))))
+        else:
+            label, _, enum_s = bench_proofs(enumerate_bounds=[sc], proof_bounds=[])[0]
+            conn.send(("row", (label, enum_s)))
+
+
+def _run_tasks(tasks: list[tuple[str, Scope]], timeout: float, budget: Any) -> list[Any]:
+    """Each task's figure, or a string saying why there is none (timed out, budget spent, the
+    worker exited), in order. One child process runs the tasks; a task past ``timeout`` (or past
+    the budget) is stopped by killing it, and a new child goes on with the next."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: the parent's threads do not follow it
+    out: list[Any] = []
+    while len(out) < len(tasks) and budget.left() >= 1:
+        todo = tasks[len(out) :]
+        parent, child = ctx.Pipe(duplex=False)
+        worker = ctx.Process(target=_proof_growth_worker, args=(child, todo), daemon=True)
+        worker.start()
+        child.close()
+        try:
+            if not parent.poll(budget.left()):
+                break
+            try:
+                parent.recv()  # ready: imports done, so a task's clock starts with the task
+            except EOFError:
+                out += ["the worker did not start"] * len(todo)
+                break
+            for _ in todo:
+                allowed = min(timeout, budget.left())
+                if not parent.poll(allowed):
+                    out.append(f"{'timed out' if allowed >= timeout else 'budget spent'} after {allowed:.0f} s")
+                    break
+                try:
+                    out.append(parent.recv()[1])
+                except EOFError:  # the worker died (out of memory, say): this task has no figure
+                    out.append("the worker exited")
+                    break
+        finally:
+            worker.kill()
+            worker.join()
+            parent.close()
+    return out + ["not run (budget spent)"] * (len(tasks) - len(out))
+
+
+def proof_growth(
+    timeout: float, budget: Any, enumerable: tuple[Scope, ...] = ENUMERABLE, proved: tuple[Scope, ...] = PROVED
+) -> list[tuple[str, str, str, str]]:
+    """The proof-growth rows (bound, z3 s, enumeration s, enumeration / z3): z3 at every bound
+    first, smallest first, then the enumerations of the small bounds; each in a child process
+    stopped after ``timeout`` seconds or when the ``budget`` runs out, and shown as such. An
+    enumeration stopped at T seconds still bounds the ratio: more than T / z3."""
+    bounds = list(enumerable) + list(proved)
+    tasks = [("prove", sc) for sc in bounds] + [("enumerate", sc) for sc in enumerable]
+    got = _run_tasks(tasks, timeout, budget)
+    z3 = dict(zip(bounds, got[: len(bounds)]))
+    enum = dict(zip(enumerable, got[len(bounds) :]))
+    rows = []
+    for sc in bounds:
+        label, z3_s, e = str(sc), z3[sc], enum.get(sc)
+        z3_cell = f"{z3_s:.2f}" if isinstance(z3_s, float) else f"[yellow]{z3_s}[/yellow]"
+        if isinstance(e, tuple):
+            label, enum_s = e
+            enum_cell = f"{enum_s:.2f}"
+            ratio = f"{enum_s / max(z3_s, 1e-3):,.0f}x" if isinstance(z3_s, float) else "—"
+        elif e is None:
+            enum_cell, ratio = "—", "—"  # too large to enumerate
+        else:
+            enum_cell, ratio = f"[yellow]{e}[/yellow]", "—"
+            stopped_at = timeout if e.startswith("timed out") else None
+            if stopped_at and isinstance(z3_s, float):
+                ratio = f"> {stopped_at / max(z3_s, 1e-3):,.0f}x"
+        rows.append((label, z3_cell, enum_cell, ratio))
+    return rows
+
+
+def bench_section(console: Console, run: Any) -> None:
+    """For ``guardspec bench --proofs``: z3 proof time against exhaustive enumeration time per
+    bound, each bound with a timeout, within what is left of the budget."""
+    if not run.proofs:
+        console.print("bounded proofs: the proof-growth table is not asked for (guardspec bench --proofs)")
+        return
+    t = Table(
+        title=f"bounded proofs: z3 time as the bound grows, against exhaustive enumeration (guarded; {run.proof_timeout:g} s per bound)"
+    )
     for col in ("bound", "z3 s", "enumeration s", "enumeration / z3"):
         t.add_column(col)
-    for bound, z3_s, enum_s in bench_proofs():
-        ratio = "—" if enum_s is None else f"{enum_s / max(z3_s, 1e-3):,.0f}x"
-        t.add_row(bound, f"{z3_s:.2f}", "—" if enum_s is None else f"{enum_s:.2f}", ratio)
+    for row in proof_growth(run.proof_timeout, run.budget):
+        t.add_row(*row)
     console.print(t)
 
 
@@ -211,4 +299,4 @@ def verify_section(console: Console) -> bool:
 
 COMMANDS = [prove]
 
-__all__ = ["COMMANDS", "bench_proofs", "bench_section", "describe", "prove", "verify_section"]
+__all__ = ["COMMANDS", "bench_proofs", "bench_section", "describe", "proof_growth", "prove", "verify_section"]
