@@ -16,9 +16,9 @@ from .messagelist import ErrorPart, MessageList, StepStartPart, as_db_message
 
 
 def _durable_text(v: Any) -> Any:
-    """M13 durable saving: a text part's text is saved as JSON holds it (``jsvalues.json_round_trip``:
-    getters read, functions and undefined left out, NaN null); a text JSON cannot write (a
-    bigint anywhere in it) is saved as ``""`` (measured on each value, k37)."""
+    """M13.3 Stored as JSON holds it: on the durable loop a text part's text is saved as JSON holds
+    it (getters read, functions and undefined left out, NaN null), and a text JSON cannot write
+    is saved as ""."""
     try:
         return json_round_trip(v)
     except MastraError:
@@ -26,16 +26,13 @@ def _durable_text(v: Any) -> Any:
 
 
 def _no_string(p: Any) -> bool:
-    """A text part whose text is no string (a getter is read when written, k37)."""
+    """M13.2 What is saved: a text part whose text is no string (a getter is read when written)."""
     return type(p) is TextPart and not isinstance(p.text, (str, Accessor))
 
 
 def _savable(m: Message, durable: bool = False) -> Message | None:
-    """mastra-facts §3: partial-call parts are filtered out; a message left with no parts is
-    not saved. The durable loop's finalisation keeps partial-call parts, whatever the role
-    (measured: caller ``c00 [text, tool(partial-call)]`` is stored with both parts on durable,
-    with the text only on generate/stream, k14; an assistant message a processor adds as input
-    or response likewise, k24; docs/mastra-measurements.md §k)."""
+    """M13.2 What is saved: generate and stream drop partial-call parts and leave out a message
+    left with no parts; the durable finalisation keeps partial-call parts of every role."""
     keep_partial = durable
     parts = tuple(
         p
@@ -44,8 +41,8 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
     )
     if not durable and any(_no_string(p) for p in parts):
         # generate/stream save a null or undefined text as "" (measured; the durable loop keeps
-        # null and leaves undefined out, k32, k38): ``filterMessagesForPersistence`` writes any
-        # text that is no string as "" (the durable loop's first save, k45)
+        # null and leaves undefined out): ``filterMessagesForPersistence`` writes any
+        # text that is no string as "" (the durable loop's first save)
         parts = tuple(evolve(p, text="") if _no_string(p) else p for p in parts)
     if durable and any(type(p) is TextPart and not isinstance(p.text, str) for p in parts):
         parts = tuple(evolve(p, text=_durable_text(p.text)) if type(p) is TextPart and not isinstance(p.text, str) else p for p in parts)
@@ -55,9 +52,10 @@ def _savable(m: Message, durable: bool = False) -> Message | None:
 
 
 def unwritable(m: Message) -> bool:
-    """M13 storage: ``JSON.stringify(message.content)`` throws for ``m``: a bigint or a throwing
-    getter anywhere in its parts or metadata (the in-memory storage writes each message's
-    content as JSON; measured, docs/mastra-measurements.md §k k45)."""
+    """M13.4 A save JSON cannot write: ``JSON.stringify(message.content)`` throws for ``m``, a
+    bigint or a throwing getter anywhere in its parts or metadata.
+
+    Evidence: M13.4"""
     return _unwritable(m.parts) or _unwritable(m.metadata)
 
 
@@ -75,29 +73,22 @@ def _unwritable(v: Any) -> bool:
 
 
 def save(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList, durable: bool = False) -> ThreadStore:
-    """M13: the input then the response messages are saved to the bound thread (an upsert by
-    id; the thread lists its messages by createdAt). Storage keeps one map of messages by id
-    over all threads: messages with equal createdAt are listed in the order their ids first
-    entered it, so an id already stored in another thread keeps that earlier place (measured,
-    docs/mastra-measurements.md §k k40)."""
+    """M13.1 Saving and storage order: the input then the response messages are saved to the bound
+    thread, an upsert by id; storage keeps one map of messages by id over all threads and lists
+    a thread's messages by a stable sort on createdAt, so an id stored earlier in another thread
+    keeps its earlier place.
+
+    Evidence: M13.1"""
     thread, rows, place = _rows(store, thread_id, resource)
     _write(rows, place, [_savable(m, durable) for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE)], thread_id, resource, stop=False)
     return _put(store, thread, rows, place)
 
 
 def save_raw(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList, durable: bool = False) -> tuple[ThreadStore, bool]:
-    """M13 saving as real Mastra does it (raw mode; docs/mastra-measurements.md §k k45), and
-    whether it failed. The memory output processor (``MessageHistory``) saves the input then
-    the response messages, filtered (``_savable``: partial calls dropped, a text that is no
-    string saved as ``""``); the storage writes them one by one, and a message whose content
-    JSON cannot write (``unwritable``) throws there: the ones before it stay saved, the rest
-    are not. The durable finalisation then saves again what is unsaved on the list, in list
-    order and unfiltered (``_savable(m, durable=True)``), stopping likewise at a message whose
-    content as it stands JSON cannot write: each message it writes replaces the first save's
-    version, the others keep it (so a text JSON cannot write stays the first save's ``""``,
-    k37). That second save writes a message with no parts too (the first leaves it out):
-    a caller's, or one a processor adds, as input or as a message of its own (measured,
-    docs/mastra-measurements.md §k k51)."""
+    """M13.4 A save JSON cannot write: raw mode saves as Mastra's history processor does, the input
+    then the response messages filtered as M13.2 says, written one at a time; a message whose
+    content JSON cannot write stops the save, those before it stay saved. Returns the threads
+    and whether the save failed."""
     thread, rows, place = _rows(store, thread_id, resource)
     first = [_savable(m, False) for m in lst.view(Source.INPUT) + lst.view(Source.RESPONSE)]
     ok = _write(rows, place, first, thread_id, resource)
@@ -175,17 +166,11 @@ def _stored_part(p: Any) -> Any:
 
 
 def stored_content(m: Message) -> Message:
-    """M13 storage: the storage writes each message's content as JSON and lists it back parsed
-    (``content: JSON.stringify(message.content)``, ``InMemoryMemory``; k45), so every saved slot
-    is what JSON holds (``jsvalues.json_round_trip``): the message's metadata (a class instance as a
-    plain object of its own properties, an empty one as ``{}``, which counts as none; k52), a file
-    part's data, a tool part's args, result, errorText, approval and providerMetadata, a text
-    part's text and providerOptions: getters read, a function or undefined property left out
-    (``null`` in an array; a whole slot: no key), NaN and the infinities ``null``. Each loop
-    alike (measured: caller ``[c00, a01 <slot>, c02]``, memory on, generate, stream and durable,
-    each slot with ``[[null, undefined], []]``, ``Klass {a: 1}``, ``new Klass()``,
-    ``{a: fn, b: 1}``, ``{a: undefined, b: 1}``, ``{a: NaN}``, ``{a: <getter x>}``, a function,
-    NaN; docs/mastra-measurements.md §k k53)."""
+    """M13.3 Stored as JSON holds it: storage writes each message's content as JSON and lists it
+    back parsed, so every saved slot is what JSON holds (metadata, a file part's data, a tool
+    part's values); an empty metadata object counts as none.
+
+    Evidence: M13.3"""
     if not m.parts and m.metadata is UNDEFINED:
         return m
     parts = m.parts
@@ -205,18 +190,14 @@ def _put(store: ThreadStore, thread: Thread, rows: dict, place: dict) -> ThreadS
 
 
 def _title_lines(m: Message) -> list[str]:
-    """``Agent.formatMessagePartsForTitle`` (docs/mastra-measurements.md §j): one line per
-    part: ``Role: text`` for a text part (``String(text)``, k39), ``Tool Result <name>: <result>`` for a tool result
-    (a string as it is, anything else as JSON, cut to 200 characters; an ``output-error`` shows
-    its error text, an ``output-denied`` its approval reason; a result JSON cannot write throws,
-    k45), ``Tool Call <name>: <args JSON>``
-    for a call awaiting or answering an approval, ``Reasoning: text``; a pending ``call`` gives
-    no line (measured)."""
+    """M13.8 The title transcript: one line per part (``Role: text``, ``Tool Result <name>: ...``
+    cut to 200 characters, ``Tool Call <name>: <args>`` for approval states, ``Reasoning: ...``);
+    a pending call and an error part give none, a message without parts gives ``Role: ``."""
     role = m.role.value.capitalize()
     lines = []
     # the v4 UI message moves file parts to its attachments and skips pending calls; when no
     # other part is left, it holds one empty text part (measured: a user or assistant message
-    # holding only files gives the line "User: " / "Assistant: ", k26)
+    # holding only files gives the line "User: " / "Assistant: ")
     kept = [
         p
         for p in m.parts or ()
@@ -229,7 +210,7 @@ def _title_lines(m: Message) -> list[str]:
         if isinstance(p, ErrorPart):
             continue
         if isinstance(p, TextPart):
-            # a template literal: `${part.text}` is String(text) (measured, k39)
+            # a template literal: `${part.text}` is String(text)
             lines.append(f"{role}: {to_string(read(p.text))}")
         elif isinstance(p, ToolPart):
             if p.state in (ToolState.RESULT, ToolState.OUTPUT_ERROR, ToolState.OUTPUT_DENIED):
@@ -243,7 +224,7 @@ def _title_lines(m: Message) -> list[str]:
                     reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
                     v = reason if isinstance(reason, str) and reason else "Tool call was not approved by the user"
                 # ``JSON.stringify``: a bigint in the result throws, and the title generation
-                # with it (measured: no title, docs/mastra-measurements.md §k k45)
+                # with it: no title
                 if not isinstance(v, str):
                     json_round_trip(v)
                 r = v if isinstance(v, str) else to_json_text(v)
@@ -256,8 +237,10 @@ def _title_lines(m: Message) -> list[str]:
 
 
 def transcript(lst: MessageList, thread_id: str) -> str | None:
-    """M13 title source: every message of the thread on the list, formatted part by part
-    (``_title_lines``); None when there is no user message among them."""
+    """M13.8 The title transcript: every message of the thread on the list, formatted part by
+    part; None when there is no user message among them.
+
+    Evidence: M13.8"""
     msgs = [m for m in lst.all() if m.thread_id in (None, thread_id)]
     if not any(m.role is Role.USER for m in msgs):
         return None
@@ -268,9 +251,10 @@ def transcript(lst: MessageList, thread_id: str) -> str | None:
 
 
 def entitle(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList) -> ThreadStore:
-    """M13: a title is generated when the thread has none, from every message of the thread
-    on the list. The scripted title model answers with the transcript itself, so the title
-    shows exactly what it was generated from."""
+    """M13.9 Title generation: a title is made when the thread has none, from every message of the
+    thread on the list, trimmed; the scripted title model answers with the transcript itself.
+
+    Evidence: M13.9"""
     thread = store.get(thread_id) or Thread(thread_id, resource)
     if thread.title:
         return store
@@ -278,17 +262,17 @@ def entitle(store: ThreadStore, thread_id: str, resource: str | None, lst: Messa
         text = transcript(lst, thread_id)
     except MastraError:
         # the transcript throws (a symbol text: String() throws): Mastra's title generation
-        # fails on its own and the thread keeps no title (measured, k39)
+        # fails on its own and the thread keeps no title
         return store
     if text is None:
         return store
-    # the title is trimmed (measured: transcript "User: " gives the title "User:", k26)
+    # the title is trimmed (measured: transcript "User: " gives the title "User:")
     return store.put(evolve(thread, title=text.strip()))
 
 
 def result(lst: MessageList, text: str, finish_reason: str) -> Result:
-    """M13 Result: ``messages`` = every non-system message on the list; ``rememberedMessages``
-    = the live memory set."""
+    """O6 result: ``messages`` is every non-system message on the list, ``rememberedMessages`` the
+    live memory set, with the text and finishReason given (M13)."""
     return Result(
         text=text,
         finish_reason=finish_reason,
@@ -298,9 +282,8 @@ def result(lst: MessageList, text: str, finish_reason: str) -> Result:
 
 
 def as_stored(store: ThreadStore) -> ThreadStore:
-    """M13 storage: the scenario's threads as Mastra's storage holds them, in the stored
-    format (an image part is a file part, ``messagelist.as_db_message``), each slot as JSON
-    holds it (the adapter seeds them through the storage's ``saveMessages``, ``stored_content``)."""
+    """M13.10 The scenario's threads as storage holds them: in the stored format (an image part is
+    a file part, M2.2), each slot as JSON holds it (M13.3), as seeding them through storage does."""
     changed = False
     threads = []
     for t in store.threads:
@@ -313,8 +296,8 @@ def as_stored(store: ThreadStore) -> ThreadStore:
 
 
 def ensure_thread(store: ThreadStore, thread_id: str, resource: str | None) -> ThreadStore:
-    """M7: with memory and a thread, the thread is fetched or created and saved at
-    preparation, before any processor runs."""
+    """M7.3 The thread exists before the processors: with memory and a thread id, the thread is
+    fetched, or created and saved, during preparation."""
     if store.get(thread_id) is not None:
         return store
     return store.put(Thread(thread_id, resource))

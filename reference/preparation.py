@@ -15,12 +15,12 @@ from .messagelist import MastraError, MessageList
 
 
 def binding(agent: Agent, call: Call) -> tuple[str | None, str | None] | None:
-    """M7 the thread and resource a call binds. Without agent memory the call's memory option
-    binds nothing (docs/mastra-measurements.md §j). Mastra reads an empty id as none
-    (``thread || undefined``): both empty bind nothing; one of them empty fails
-    ``generate``/``stream`` before any processor (``A resourceId and a threadId must be
-    provided when using Memory``), while the durable loop goes on with what it has (measured:
-    probe ``k-empty-thread-id``, docs/mastra-measurements.md §k k25)."""
+    """M7.1 The binding: without agent memory the call's memory option binds nothing; an empty
+    thread id or resource counts as none (``thread || undefined``), both empty bind nothing,
+    and exactly one empty is handled by ``new_list``.
+
+    Evidence: M7.1
+    """
     b = call.memory if agent.memory is not None else None
     if b is None or (not b.thread and not b.resource):
         return None
@@ -28,8 +28,9 @@ def binding(agent: Agent, call: Call) -> tuple[str | None, str | None] | None:
 
 
 def new_list(agent: Agent, call: Call) -> MessageList:
-    """M7: instructions to the untagged bucket, context messages as ``context``, the caller's
-    messages as ``input`` (before any history is loaded); the list bound as ``binding`` says."""
+    """M7 Preparation: instructions to the untagged bucket, context messages as ``context``, the
+    caller's messages as ``input``, before any history is loaded; with exactly one of thread id
+    and resource empty, generate and stream fail here (M7.1) while durable goes on."""
     b = binding(agent, call)
     if b and None in b and call.loop is not Loop.DURABLE:
         raise MastraError("AGENT_GENERATE_FAILED" if call.loop is Loop.GENERATE else "AGENT_STREAM_FAILED")
@@ -74,7 +75,7 @@ def _strip_provider_metadata(m: Message) -> Message:
 
 
 def input_filter(lst: MessageList, stored: tuple[Message, ...], persisted_ids: frozenset[str] | None = None) -> MessageList:
-    """M7 MemoryInputFilter (mastra-facts §1.4, as measured: docs/mastra-measurements.md §j).
+    """M7.4 The memory input filter, on the input before the history is loaded.
 
     Input ending with user messages: keep the user messages after the last assistant message;
     that boundary assistant message comes back (its id, only its client tool updates) only when
@@ -123,8 +124,8 @@ def input_filter(lst: MessageList, stored: tuple[Message, ...], persisted_ids: f
 
 
 def load_history(lst: MessageList, stored: tuple[Message, ...]) -> MessageList:
-    """M7 MessageHistory: the thread's stored messages are added as ``memory`` (M3 folds a
-    stored message onto a caller input message with its id)."""
+    """M7 Preparation: the history processor adds the thread's stored messages as ``memory``
+    (M3 folds a stored message onto a caller input message with its id)."""
     for m in stored:
         lst, m = lst.fresh(m)
         lst = ml.add_one(lst, m, Source.MEMORY)
@@ -132,17 +133,20 @@ def load_history(lst: MessageList, stored: tuple[Message, ...]) -> MessageList:
 
 
 def received_first(agent: Agent, lst: MessageList) -> tuple[tuple[Message, ...], tuple[SystemMessage, ...]]:
-    """M7: what the first application processor receives in the raw runner: every message on
-    the list when memory processors ran before it (they return the list), else the input."""
+    """M7.5 What the first processor receives: in the raw runner, the list's own arrays when
+    memory processors ran before it (they return the list), else the input messages."""
     msgs = lst.all() if agent.memory is not None else lst.view(Source.INPUT)
     return msgs, lst.untagged
 
 
 def persisted_ids(threads: Any) -> frozenset[str]:
-    """Ids of every stored message, any thread (``storage.listMessagesById``)."""
+    """M7.4 The memory input filter: the ids of every stored message of any thread
+    (``storage.listMessagesById``), against which a trailing echo is dropped."""
     return frozenset(m.id for t in getattr(threads, "threads", ()) for m in t.messages)
 
 
 def stored_messages(threads: Any, thread_id: str | None) -> tuple[Message, ...]:
+    """M7 Preparation: the bound thread's stored messages, which the filter and the history
+    processor read (none without a thread)."""
     t = threads.get(thread_id) if thread_id else None
     return t.messages if t else ()

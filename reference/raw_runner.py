@@ -1,7 +1,6 @@
 """M7-M8 the raw processor runner: the application processors handed straight to Mastra.
 
-Raw mode runs the agent's processors as Mastra's workflow path runs any input processors
-(mastra-facts §2.2). So that raw mode can show what the guard changes (I12), the agent's RBAC
+Raw mode runs the agent's processors as Mastra's workflow path runs any input processors. So that raw mode can show what the guard changes (I12), the agent's RBAC
 and input policies run there too, as the naive plain processors one would hand to Mastra:
 ``breakwater-rbac`` first (abort on denial) and ``breakwater-policy-engine`` last, which reads
 the text of the list's *input* messages, aborts on a deny and throws when an evaluator fails.
@@ -17,7 +16,7 @@ from attrs import frozen
 from guardspec.model.agent import Actor, Agent
 from guardspec.model.jsvalues import falsy, truthy
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
-from guardspec.model.processors import MISSING, PROCESS_INPUT
+from guardspec.model.processors import MISSING, PROCESS_INPUT, Processor
 from guardspec.model.values import UNDEFINED
 
 from . import messagelist as ml
@@ -41,13 +40,16 @@ from .reading import NotClassified, message_texts
 
 @frozen
 class Tripwire:
+    """M8 Raw processor runner: an abort or a thrown TripWire stops the chain with a tripwire,
+    its reason and the processor id it names (M8.7)."""
+
     reason: str
     processor_id: str
 
 
 @frozen
 class Failure:
-    """The processor workflow failed (PROCESSOR_WORKFLOW_FAILED) with ``message``."""
+    """M8 Raw processor runner: any other throw fails the processor workflow with ``message``."""
 
     message: str
 
@@ -57,12 +59,16 @@ Stop = Union[Tripwire, Failure, None]  # noqa: UP007 (a typing.Union alias, as t
 
 @frozen
 class RawChain:
+    """M8 Raw processor runner: the list the chain left, and how it stopped (None: it ran to
+    the end)."""
+
     list: MessageList
     stop: Stop
 
 
 def _entry_id(e: Any) -> Any:
-    """``message.id`` of a returned entry: null/undefined throw a TypeError."""
+    """M8.5 Entries that are not messages: reading ``message.id`` of a null or undefined
+    element throws a TypeError; any other value that is no message has no id."""
     if e is None or e is UNDEFINED:
         raise MastraError("TypeError", "Cannot read properties of null (reading 'id')")
     return e.id if isinstance(e, Message) else UNDEFINED
@@ -79,10 +85,13 @@ def _js_text(v: Any) -> str:
 
 
 def _runner_system_text(e: Any) -> str:
-    """``message.content.content ?? message.content.parts?.map(text or '').join("\n") ?? ''``
-    (docs/mastra-measurements.md §i, §j): an AI SDK system message (string or array content)
-    has neither, so it gives ""; a DB-shaped one gives its text parts joined by newlines; no
-    content at all throws."""
+    """M8.4 System-role entries in the raw runner: the text added is
+    ``content.content ?? content.parts?.map(text or '').join("\n") ?? ''``: an AI SDK system
+    message has neither property and gives ""; a stored-format one gives its parts' texts
+    joined by newlines; an entry without content throws.
+
+    Evidence: M8.4
+    """
     if isinstance(e, Message):
         parts = e.parts
         if parts is None:
@@ -95,16 +104,15 @@ def _runner_system_text(e: Any) -> str:
 
 
 def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], check: dict[str, Source]) -> MessageList:
-    """M8 ``applyMessagesToMessageList``: received ids missing from the result are removed;
-    each returned object the list did not hold under its id (a snapshot taken after the
-    removals) is removed by id and re-added (system role → ``addSystem`` of its text, which
-    adds nothing for "", docs/mastra-measurements.md §j; otherwise ``add`` under the source the
-    checker names, else ``input``, merge off; a returned string is added as a user message, k22). Not atomic: a throw keeps what was done before
-    it (the error's ``partial``)."""
+    """M8.3 Applying an array: received ids missing from the array are removed; then each
+    returned object the list does not hold as that very object under its id (a snapshot taken
+    after the removals) is removed by id and re-added under the source the checker names, else
+    ``input``, merge off (a system role through ``addSystem``, M8.4; what is no message, M8.5).
+    Not atomic: a throw keeps what was done before it (the error's ``partial``)."""
     deleted: list[Any] = []
     for m in received:
         # ``idsBeforeProcessing = messages.map(m => m.id)``: a string among the received
-        # messages (k43) has no id, and a returned string has none either
+        # messages has no id, and a returned string has none either
         mid = m.id if isinstance(m, Message) else UNDEFINED
         found = False
         for e in result:
@@ -131,7 +139,7 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
             elif not falsy(e):
                 # ``messageList.add(value, 'input')`` of what is no message: a string is a new
                 # user message, an array adds its elements, anything else throws in ``addOne``;
-                # a falsy value adds nothing (docs/mastra-measurements.md §k k22)
+                # a falsy value adds nothing (M8.5)
                 lst = ml.add(lst, e, Source.INPUT, merge=False)
     except MastraError as err:
         err.partial = err.partial or lst
@@ -140,7 +148,10 @@ def apply_messages(lst: MessageList, result: tuple[Any, ...], received: tuple[Me
 
 
 def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check: dict[str, Source]) -> MessageList:
-    """M8: a returned value applied by the workflow step (a truthy primitive throws)."""
+    """M8.2 Classes of return value: the list changes nothing more, a different list fails,
+    an array is applied (M8.3), an object with both keys has its messages applied and its
+    ``systemMessages`` replace the untagged bucket (M8.6), one lacking either changes nothing,
+    a falsy value passes the messages through, a truthy primitive throws."""
     if isinstance(value, RetSameList):
         return lst
     if isinstance(value, RetOtherList):
@@ -153,45 +164,44 @@ def apply_raw(lst: MessageList, value: Any, received: tuple[Message, ...], check
         if not isinstance(value.messages, tuple):
             raise MastraError("TypeError", "messages is not iterable")
         lst = apply_messages(lst, value.messages, received, check)
-        sysm = value.system_messages
-        if isinstance(sysm, LiveSystem):
-            # the list's own untagged array, additions included: replacing the bucket by it
-            # changes nothing
-            sysm = lst.untagged
-        # ``replaceAllSystemMessages`` empties the bucket, then iterates its argument: a string
-        # iterates characters (none is a system message); null or another non-iterable throws
-        # with the bucket already emptied (measured, docs/mastra-measurements.md §k k15)
-        if isinstance(sysm, str):
-            return ml.replace_all_system(lst, ())
-        if not isinstance(sysm, tuple):
-            err = MastraError("TypeError", "systemMessages is not iterable")
-            err.partial = ml.replace_all_system(lst, ())
-            raise err
-        for k, e in enumerate(sysm):
-            if e is None or e is UNDEFINED:
-                # ``message.role`` of a null or undefined entry throws, the entries before it
-                # kept: the call fails as for k15 (measured, docs/mastra-measurements.md §k k42)
-                err = MastraError("TypeError", f"Cannot read properties of {'null' if e is None else 'undefined'} (reading 'role')")
-                err.partial = ml.replace_all_system(lst, sysm[:k])
-                raise err
-        return ml.replace_all_system(lst, sysm)
+        return _replace_untagged(lst, value.system_messages)
     assert isinstance(value, RetPrimitive)
     # ``result && "messages" in result``: a truthy primitive reaches the ``in`` operator, which
-    # throws (measured: a processor returning "note-34" fails the call,
-    # docs/mastra-measurements.md §k); a falsy one passes the received messages through.
+    # throws; a falsy one passes the received messages through.
     if truthy(value.value):
         raise MastraError("TypeError", "Cannot use 'in' operator to search for 'messages'")
     return lst
 
 
+def _replace_untagged(lst: MessageList, sysm: Any) -> MessageList:
+    """M8.6 Replacing the untagged bucket: ``replaceAllSystemMessages`` empties the bucket and
+    then iterates its argument: null or another non-iterable throws after the bucket was
+    emptied, a null or undefined element throws with the entries before it kept, a string leaves
+    the bucket empty, and the list's own untagged array handed back replaces nothing."""
+    if isinstance(sysm, LiveSystem):
+        # the list's own untagged array, additions included
+        sysm = lst.untagged
+    if isinstance(sysm, str):
+        # a string iterates characters, none of which is a system message
+        return ml.replace_all_system(lst, ())
+    if not isinstance(sysm, tuple):
+        err = MastraError("TypeError", "systemMessages is not iterable")
+        err.partial = ml.replace_all_system(lst, ())
+        raise err
+    for k, e in enumerate(sysm):
+        if e is None or e is UNDEFINED:
+            err = MastraError("TypeError", f"Cannot read properties of {'null' if e is None else 'undefined'} (reading 'role')")
+            err.partial = ml.replace_all_system(lst, sysm[:k])
+            raise err
+    return ml.replace_all_system(lst, sysm)
+
+
 def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Any, ...], tuple[SystemMessage, ...], bool, bool]:
-    """M7 (``createStepFromProcessor``): a later step receives ``get.all.db()`` and
-    ``getSystemMessages()`` (the list's live arrays) when its predecessor returned the list;
-    the returned array and the predecessor's ``systemMessages`` when it returned an array; the
-    returned ``messages`` and the (new, live) untagged array after an object; otherwise the
-    predecessor's own arrays. The returned array is handed on as it is (``messages: result``):
-    a string in it stays a string, so each later processor that returns it makes M8 add it
-    again as a new user message (measured, docs/mastra-measurements.md §k k43)."""
+    """M7.6 What later processors receive: the list's own arrays when the predecessor returned
+    the list; the very array it returned (a string in it stays a string, so each later
+    processor returning it adds it again) and its ``systemMessages`` after an array; the
+    returned ``messages`` and the list's new untagged array after an object; otherwise the
+    predecessor's own arrays."""
     if isinstance(value, RetSameList):
         return lst.all(), lst.untagged, True, True
     if isinstance(value, RetArray):
@@ -203,7 +213,8 @@ def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Any, .
 
 
 def raw_policy_text(lst: MessageList) -> str:
-    """The naive raw policy processor reads the text of the list's input messages."""
+    """M8 Raw processor runner: the naive policy processor reads the text of the list's input
+    messages, one line each."""
     texts: list[str] = []
     for m in lst.view(Source.INPUT):
         try:
@@ -213,6 +224,23 @@ def raw_policy_text(lst: MessageList) -> str:
     return "\n".join(texts)
 
 
+def _input_processors(agent: Agent) -> list[Processor]:
+    """M8.1 Only processInput runs: Mastra's input runner passes over a processor without
+    ``processInput``; its other hooks do nothing here.
+
+    Evidence: M8.1
+    """
+    return [p for p in agent.processors if PROCESS_INPUT in p.hooks]
+
+
+def _tripwire(agent: Agent, proc: Processor, end: Aborts | TripWires) -> Tripwire:
+    """M8.7 Who a tripwire names: an abort names the processor; a TripWire thrown without a
+    processor id is reported under the workflow id ``<agent id>-input-processor``."""
+    if isinstance(end, Aborts):
+        return Tripwire(end.reason, proc.id)
+    return Tripwire(end.reason, f"{agent.id}-input-processor")
+
+
 def run_raw_chain(
     agent: Agent,
     actor: Actor | None,
@@ -220,23 +248,17 @@ def run_raw_chain(
     received: tuple[Message, ...],
     system: tuple[SystemMessage, ...],
 ) -> RawChain:
-    """M8 Raw processor runner: RBAC, the application processors in order, the policy engine;
-    an abort or a TripWire stops the chain with a tripwire, any other throw fails it; a
-    processor without ``processInput`` is not run (k28). A
-    TripWire thrown without a processorId is reported under the workflow id
-    ``<agent>-input-processor`` (mastra-facts §2.3)."""
+    """M8 Raw processor runner: RBAC, the application processors in order (M8.1), then the
+    naive policy processor; an abort or a TripWire stops the chain with a tripwire (M8.7), any
+    other throw fails it."""
     denial = rbac_denial(agent, actor)
     if denial is not None:
         return RawChain(lst, Tripwire(denial, "breakwater-rbac"))
     # With memory the memory processors return the list, so the first application processor
     # gets the list's own messages array; without memory it gets ``get.input.db()`` (a copy).
-    # The untagged system array is always the list's own (docs/mastra-measurements.md §j).
+    # The untagged system array is always the list's own (M7.5).
     messages_live, system_live = agent.memory is not None, True
-    for proc in agent.processors:
-        if PROCESS_INPUT not in proc.hooks:
-            # Mastra's input runner calls only ``processInput``: a processor without it is
-            # passed over (its other hooks do nothing here; measured, k28)
-            continue
+    for proc in _input_processors(agent):
         if messages_live:
             received = lst.all()
         if system_live:
@@ -245,10 +267,8 @@ def run_raw_chain(
         inv = invoke(proc, lst, received, system, messages_live, system_live)
         lst = inv.list
         end = inv.ending
-        if isinstance(end, Aborts):
-            return RawChain(lst, Tripwire(end.reason, proc.id))
-        if isinstance(end, TripWires):
-            return RawChain(lst, Tripwire(end.reason, f"{agent.id}-input-processor"))
+        if isinstance(end, (Aborts, TripWires)):
+            return RawChain(lst, _tripwire(agent, proc, end))
         if isinstance(end, Throws):
             return RawChain(lst, Failure(end.message))
         assert isinstance(end, Returns)

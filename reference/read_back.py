@@ -13,12 +13,12 @@ from .urls import SCHEME
 
 
 def response_text(lst: MessageList) -> str:
-    """The result's ``text``: the text of the last model message of the last response
+    """M13.5 The result text read back: the texts of the last model message of the last response
     message (``get.response.aiV4.core()``), i.e. its text parts after its last tool invocation
-    that is not a pending call. The texts are concatenated as JavaScript does: a null or
-    undefined text gives ``"null"``/``"undefined"`` (measured on Mastra 1.71.0 raw with memory and
-    on Breakwater: ``[null] + "reply-0"`` reads ``"nullreply-0"``; docs/breakwater-measurements.md
-    §17)."""
+    that is not a pending call, concatenated as JavaScript does (``null`` and ``undefined``
+    spelled out).
+
+    Evidence: M13.5"""
     resp = lst.view(Source.RESPONSE)
     if not resp:
         return ""
@@ -56,9 +56,8 @@ def _tool_invocation_json(p: ToolPart) -> str:
 
 
 class ConversionError(str):
-    """M13: the message of the error the result-text read-back throws, with the name of its
-    class (``name``), which generate puts before it (measured, docs/mastra-measurements.md §k
-    k56)."""
+    """M13.6 Read-back errors: the message of the error the read-back throws, with the name of its
+    class (``name``), which generate puts before it."""
 
     name: str
 
@@ -69,21 +68,17 @@ class ConversionError(str):
 
 
 def response_conversion_error(lst: MessageList) -> ConversionError | None:
-    """M13 result text: the read-back converts every response message, in order, with AI SDK
-    v4 ``convertToCoreMessages`` (``get.response.aiV4.core()``). It throws:
+    """M13.6 Read-back errors: the read-back converts every response message in order (AI SDK v4
+    ``convertToCoreMessages``) and throws at an assistant message's approval-requested or
+    approval-responded part (``AI_MessageConversionError: ToolInvocation must have a result``)
+    and at a user message's file part whose attachment it cannot convert (``attachment_error``).
+    None when the conversion succeeds.
 
-    - at an assistant message's tool invocation that awaits or answers an approval
-      (``approval-requested``, ``approval-responded``; pending calls are filtered out before,
-      ``output-error`` and ``output-denied`` are converted): ``AI_MessageConversionError:
-      ToolInvocation must have a result: <JSON>`` (measured: docs/mastra-measurements.md §k);
-    - at a user message's file part whose attachment the AI SDK cannot convert
-      (``attachment_error``, k56).
-
-    None when the conversion succeeds."""
+    Evidence: M13.6"""
     for m in lst.view(Source.RESPONSE):
         if m.role is Role.USER:
             # a user message's tool parts are not converted (measured: a user response message
-            # holding an ``approval-requested`` call answers, k29); its files are attachments
+            # holding an ``approval-requested`` call answers); its files are attachments
             for p in m.parts or ():
                 if isinstance(p, FilePart):
                     err = attachment_error(p)
@@ -99,25 +94,11 @@ def response_conversion_error(lst: MessageList) -> ConversionError | None:
 
 
 def attachment_error(p: FilePart) -> ConversionError | None:
-    """M13 result text (k56): a user response message's file part as the read-back converts
-    it. Mastra's AI SDK v4 UI message makes it an attachment of URL ``data`` when that is a
-    string Mastra reads as a data URI, a provider file id or a URL, ``data:<mediaType>;base64,<data>``
-    for any other string, and ``String(data)`` for any other value (``file_data_string``).
-    ``attachmentsToParts`` then throws (plain ``Error`` unless named):
-
-    - ``Invalid URL: <url>`` when the URL does not parse (``[object Object]``, ``a,,2``,
-      ``undefined``);
-    - ``Unsupported URL protocol: <scheme>:`` for a scheme other than http(s) and data;
-    - ``Invalid data URL format: <url>`` for a data URL without a comma;
-    - ``AI_InvalidDataContentError: Invalid data content. Content string is not a
-      base64-encoded media.`` when the media type is ``image/*`` or ``text/*`` and the text
-      between the data URL's first and second comma, with ``-`` read as ``+`` and ``_`` as
-      ``/``, is not forgiving-base64 (``atob``): ``not!base64`` and ``aGk%3D`` fail, ``note-02``
-      and ``""`` pass.
-
-    A provider file id is taken out before the conversion (none generated); an array holding a
-    symbol (``String`` throws) is not modelled. Measured on @mastra/core 1.71.0 through the
-    adapter: docs/mastra-measurements.md §k k56."""
+    """M13.6 Read-back errors: a user response message's file part as the read-back converts it.
+    Its attachment URL is ``data`` when Mastra reads it as a data URI, a file id or a URL, else
+    ``data:<type>;base64,<data>`` (``String(data)`` for a non-string); it throws for a URL that
+    does not parse, another scheme than http(s) or data, a data URL without a comma, and for
+    image and text media a payload that is not base64 (``AI_InvalidDataContentError``)."""
     data = p.data
     try:
         text = file_data_string(data)
