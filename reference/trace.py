@@ -9,13 +9,16 @@ from .messagelist import MessageList
 
 @frozen
 class Stage:
+    """O7 list: the message list after one named stage of a call, for ``guardspec explain``."""
+
     name: str
     list: MessageList
     note: str = ""
 
 
 class Trace:
-    """Collects stages when asked to; ``None`` is passed where no trace is wanted."""
+    """O7 list: the list after each stage, the additions G9 recorded and the text the policies
+    read, collected when asked for; ``None`` is passed where no trace is wanted."""
 
     def __init__(self) -> None:
         self.stages: list[Stage] = []
