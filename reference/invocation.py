@@ -50,11 +50,15 @@ from .messagelist import MastraError, MessageList
 
 @frozen
 class RetArray:
+    """G6 Outcome classes: the processor returned an array."""
+
     items: tuple[Any, ...]
 
 
 @frozen
 class RetObject:
+    """G6 Outcome classes: the processor returned an object with messages and systemMessages."""
+
     messages: Any
     system_messages: Any
     proto: str | None
@@ -62,16 +66,18 @@ class RetObject:
 
 @frozen
 class RetSameList:
-    pass
+    """G6 Outcome classes: the processor returned the list itself."""
 
 
 @frozen
 class RetOtherList:
-    pass
+    """G6 Outcome classes: the processor returned a different list."""
 
 
 @frozen
 class RetPrimitive:
+    """G6 Outcome classes: the processor returned a primitive."""
+
     value: Any
 
 
@@ -80,28 +86,28 @@ Returned = Union[RetArray, RetObject, RetSameList, RetOtherList, RetPrimitive]  
 
 @frozen
 class Returns:
-    """``processInput`` returned ``value``."""
+    """G6 Outcome classes: ``processInput`` returned ``value``."""
 
     value: Returned
 
 
 @frozen
 class Aborts:
-    """``abort(reason)`` threw its TripWire and it propagated."""
+    """G6 Outcome classes: ``abort(reason)`` threw its TripWire and it propagated."""
 
     reason: str
 
 
 @frozen
 class TripWires:
-    """The processor threw a TripWire it built itself (no processorId on it)."""
+    """G6 Outcome classes: The processor threw a TripWire it built itself (no processorId on it)."""
 
     reason: str
 
 
 @frozen
 class Throws:
-    """Any other throw: an Error, a MastraError from a list operation, a throw around abort."""
+    """G6 Outcome classes: Any other throw: an Error, a MastraError from a list operation, a throw around abort."""
 
     message: str
 
@@ -111,7 +117,7 @@ Ending = Union[Returns, Aborts, TripWires, Throws]  # noqa: UP007 (a typing.Unio
 
 @frozen
 class Invocation:
-    """The list after the processor ran, and how it ended.
+    """G5 Invocation: The list after the processor ran, and how it ended.
 
     ``received`` / ``received_system``: the processor's ``messages`` / ``systemMessages``
     arrays as they stood when it returned, and whether each was still Mastra's live array
@@ -127,7 +133,7 @@ class Invocation:
 
 @frozen
 class LiveSystem:
-    """A returned ``systemMessages`` that is the list's own untagged array
+    """M7.6 What later processors receive: A returned ``systemMessages`` that is the list's own untagged array
     (``getSystemMessages()``), so what was added to the bucket shows in it."""
 
 
@@ -188,7 +194,7 @@ def invoke(
     messages_live: bool = False,
     system_live: bool = False,
 ) -> Invocation:
-    """Run ``proc``'s steps, then its ending (SPEC processor language; M8 and G6 read the
+    """G5 Invocation: Run ``proc``'s steps, then its ending (SPEC processor language; M8 and G6 read the
     result).
 
     ``messages_live`` / ``system_live`` (the raw runner; the guarded chain always, as
@@ -354,7 +360,7 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
 
 
 def build(value: Any, lst: MessageList, received: list[Message], received_system: list[SystemMessage]) -> tuple[MessageList, Returned]:
-    """The value ``processInput`` returns, built from what it received."""
+    """G7 Application: The value ``processInput`` returns, built from what it received."""
     if isinstance(value, SameList):
         return lst, RetSameList()
     if isinstance(value, OtherList):
@@ -382,6 +388,7 @@ def build(value: Any, lst: MessageList, received: list[Message], received_system
 
 
 def is_missing(v: Any) -> bool:
+    """G7 Application: a key the returned object lacks."""
     return v is MISSING
 
 

@@ -16,7 +16,7 @@ from .messagelist import MessageList
 
 
 class MappingError(Exception):
-    """A ``toModelOutput`` mapping threw."""
+    """G11.5 A mapping error fails the call: A ``toModelOutput`` mapping threw."""
 
 
 def _marked(p: ToolPart) -> bool:
@@ -70,7 +70,7 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
 
 
 def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageList:
-    """M11, G11 Client tool output mapping: for each result part of an assistant message in the ``input``
+    """M11 Client tool output mapping: for each result part of an assistant message in the ``input``
     set whose tool is a client tool with a mapping and which carries no cached output, the
     mapping runs once and its output is cached on the part, in place.
 

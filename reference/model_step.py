@@ -50,7 +50,7 @@ def model_step(lst: MessageList, reply: str) -> tuple[MessageList, tuple[PromptE
 
 
 def spread_metadata(v: Any) -> Any:
-    """M4/M12 the reply's merge (measured, docs/mastra-measurements.md §k k46): Mastra's reply
+    """M4 Assistant merge of the reply: Mastra's reply
     carries the answering model in its ``metadata`` (an object, which the normalisation drops),
     so merging it into the trailing assistant message writes that message's metadata as
     ``{...metadata, ...reply's}``: an object's own properties (a getter read, a class instance
@@ -71,7 +71,7 @@ def spread_metadata(v: Any) -> Any:
 
 
 def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
-    """After saving: when the reply merged into the trailing assistant message, Mastra's
+    """M12 Model step: After saving: when the reply merged into the trailing assistant message, Mastra's
     response handling stamps every part of that message (the stored copy keeps the parts as
     they were saved; docs/mastra-measurements.md §j)."""
     if not before.slots or lst.slot_of(REPLY_ID) is not None:

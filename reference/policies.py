@@ -39,7 +39,7 @@ def rbac_denial(agent: Agent, actor: Actor | None) -> str | None:
 
 @frozen
 class PolicyAllowed:
-    """Every input policy allowed; ``evaluated`` names them in order (the allowed event's
+    """G12 Policies: Every input policy allowed; ``evaluated`` names them in order (the allowed event's
     detail)."""
 
     evaluated: tuple[str, ...] = ()
@@ -47,12 +47,14 @@ class PolicyAllowed:
 
 @frozen
 class PolicyDenied:
+    """G12 Policies: a policy denied the input."""
+
     policy: str
 
 
 @frozen
 class PolicyFailed:
-    """The evaluator threw or gave no decision; later policies are skipped."""
+    """G12 Policies: The evaluator threw or gave no decision; later policies are skipped."""
 
     policy: str
 
@@ -61,7 +63,7 @@ PolicyVerdict = PolicyAllowed | PolicyDenied | PolicyFailed
 
 
 def decide(policy: Policy, text: str) -> str:
-    """One policy's decision on the text read: ``allow``, ``deny`` or ``error``."""
+    """G12 Policies: One policy's decision on the text read: ``allow``, ``deny`` or ``error``."""
     if isinstance(policy, DenyPatterns):
         return "deny" if any(p in text for p in policy.patterns) else "allow"
     if isinstance(policy, (ThrowingEvaluator, NoDecision)):

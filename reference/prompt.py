@@ -26,7 +26,7 @@ def _denied_as_result(p: ToolPart) -> ToolPart:
 
 
 def stored_model_outputs(lst: MessageList) -> dict:
-    """M11/M12 ``llmPrompt``'s ``storedModelOutputs``: over every message on the list, in list
+    """M12 Model step, ``llmPrompt``'s ``storedModelOutputs``: over every message on the list, in list
     order, each tool part in the ``result`` state with a cached model output
     (``providerMetadata.mastra.modelOutput``, not null; ``reading.cached_output``) sets the
     output of its toolCallId, a later one replacing an earlier one (a ``Map`` keyed by
@@ -274,7 +274,7 @@ def _sent_message(m: Message) -> Message:
 
 
 class MessageTextError(MastraError):
-    """The prompt conversion's error at a message's text part: ``generate``/``stream`` wrap
+    """M12 Model step: The prompt conversion's error at a message's text part: ``generate``/``stream`` wrap
     it in their own error id (``AGENT_GENERATE_FAILED``/``AGENT_STREAM_FAILED``), the durable
     loop reports it as it is (measured, k31)."""
 

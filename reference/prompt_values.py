@@ -140,7 +140,7 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
 
 
 def cloned(m: Message) -> Message:
-    """G8/G12: the message as ``structuredClone`` copies it before the conversion (accessors
+    """G8 Readable additions: the message as ``structuredClone`` copies it before the conversion (accessors
     read, class instances made plain); a value it cannot copy, or a text that is neither a
     string nor null/undefined, makes the conversion throw: not classified. A null or undefined
     text is converted as it is (Mastra's ``text?.trim()`` does not throw on it) and read as

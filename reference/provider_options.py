@@ -12,12 +12,12 @@ from guardspec.model.values import UNDEFINED, JsObject
 
 
 class OptionsNotClassified(Exception):
-    """Provider options the policies cannot classify: the input is not classified."""
+    """G12 Policies: Provider options the policies cannot classify: the input is not classified."""
 
 
 @frozen
 class AsJson:
-    """A value the policies read as its JSON text, a string included (quoted)."""
+    """G12 Policies: A value the policies read as its JSON text, a string included (quoted)."""
 
     value: Any
 

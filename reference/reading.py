@@ -240,4 +240,5 @@ def system_texts(s: SystemMessage) -> list[str]:
 
 
 def entry_texts(e: Message | SystemMessage) -> list[str]:
+    """G10 What the policies read: the texts of one entry."""
     return system_texts(e) if isinstance(e, SystemMessage) else message_texts(e)

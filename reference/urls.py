@@ -34,7 +34,7 @@ _FORBIDDEN_DOMAIN = _FORBIDDEN_HOST | {chr(c) for c in range(0x20)} | {"%", "\x7
 
 @frozen
 class Url:
-    """A parsed URL: ``scheme`` lower-case without its colon; ``host`` None for a URL without an
+    """G16.6 URL parsing: A parsed URL: ``scheme`` lower-case without its colon; ``host`` None for a URL without an
     authority; ``port`` None when absent or the scheme's default."""
 
     scheme: str
@@ -90,7 +90,7 @@ def _domain(host: str) -> str | None:
 
 
 def special_authority(rest: str) -> str:
-    """The authority of a special-scheme URL, ``rest`` being what follows the scheme's colon:
+    """G16.6 URL parsing: The authority of a special-scheme URL, ``rest`` being what follows the scheme's colon:
     slashes and backslashes skipped, then up to the first ``/``, ``\\``, ``?`` or ``#``."""
     return re.split(r"[/\\?#]", rest.lstrip("/\\"), maxsplit=1)[0]
 

@@ -38,7 +38,7 @@ OPTION = "createGuardedAgent: allowedInputAssetOrigins"
 
 @frozen
 class AssetRefusal:
-    """Where the gate stops a call: ``decision`` ``denied`` (event action
+    """G16.5 The denial: Where the gate stops a call: ``decision`` ``denied`` (event action
     ``agent.input.asset``) for a URL, ``error`` (action ``agent.input.policy``) for content the
     prompt conversion cannot take."""
 
@@ -160,7 +160,7 @@ def prompt_asset_urls(messages: Iterable[Message]) -> list[Url]:
 
 
 class NotConvertible(Exception):
-    """Mastra's prompt conversion throws on a message of the list."""
+    """G16.2 Content the conversion cannot take: Mastra's prompt conversion throws on a message of the list."""
 
 
 def url_denial(urls: Iterable[Url], allowed: frozenset[str]) -> str | None:
@@ -180,7 +180,7 @@ def url_denial(urls: Iterable[Url], allowed: frozenset[str]) -> str | None:
 
 
 def input_assets_gate(agent: Agent, lst: MessageList) -> AssetRefusal | None:
-    """G2 Chain, G12, I4 (docs/breakwater-measurements.md §4): the gate after the application
+    """G16 Input-assets gate: the gate after the application
     input processors. It converts every non-system message on the list (history, input,
     response and context alike) as Mastra's prompt conversion does; when that throws, the
     content is not classified (an ``agent.input.policy`` error). Otherwise each network URL a
@@ -218,7 +218,7 @@ def _output_urls(output: Any) -> list[Url]:
 
 
 def tool_output_asset_denial(agent: Agent, lst: MessageList) -> AssetRefusal | None:
-    """G11, I4 (docs/breakwater-measurements.md §4): after the mapping, the same URL check over
+    """G16.7 Asset URLs in mapped outputs: after the mapping, the same URL check over
     the cached model outputs (``{type: 'content', value: [...]}``: the ``url`` of image-url and
     file-url items, the ``data`` of media, image-data and file-data items) of the tool parts of
     every input message memory does not hold. A denial refuses the call from

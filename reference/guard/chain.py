@@ -33,7 +33,7 @@ PROCESSOR_FAILED = "input processor failed"
 
 @frozen
 class Refusal:
-    """``rethrown``: a TripWire the processor built itself, which Breakwater rethrows unchanged,
+    """G6.1 Who the refusal names: ``rethrown``: a TripWire the processor built itself, which Breakwater rethrows unchanged,
     so Mastra names it (``processor_id`` is then the processor that threw it)."""
 
     reason: str
@@ -43,7 +43,7 @@ class Refusal:
 
 @frozen
 class ChainContext:
-    """What a guarded call's chain runs under: whether a thread is bound (the memory
+    """G2 Chain: What a guarded call's chain runs under: whether a thread is bound (the memory
     processors run only then, M7), whether the policy engine receives every message on the
     list rather than the input view (G10: generate and stream), and the trace that records
     each stage (None: no trace)."""
@@ -55,7 +55,7 @@ class ChainContext:
 
 @frozen
 class GuardedChain:
-    """Where the chain stopped (``refusal`` None: it passed), the list as the model will see
+    """G2 Chain: Where the chain stopped (``refusal`` None: it passed), the list as the model will see
     it, the audit events the chain emitted, and what the policies read."""
 
     list: MessageList
@@ -98,7 +98,7 @@ def guarded_chain(
     stored: tuple[Message, ...],
     context: ChainContext,
 ) -> GuardedChain:
-    """G2, G5, G6 Chain, after RBAC allowed: recorder, memory processors, each application
+    """G2 Chain, after RBAC allowed: recorder, memory processors, each application
     processor once on the whole list (G5: it receives the list's own message array and untagged
     system bucket, so what it adds in place shows in them, docs/breakwater-measurements.md §12)
     with its outcome classified (G6), the input-assets

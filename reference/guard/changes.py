@@ -19,7 +19,7 @@ Entry = Union[Message, SystemMessage]  # noqa: UP007 (a typing.Union alias, as t
 
 @frozen
 class Addition:
-    """One recorded addition: a copy of the entry as it stood after the processor that made
+    """G9 Change detection: One recorded addition: a copy of the entry as it stood after the processor that made
     it, and whether it is a remembered caller-outcome message moved out of the input."""
 
     entry: Entry
@@ -40,7 +40,7 @@ def prompt_entries(lst: MessageList) -> list[Entry]:
 
 
 def all_entries(lst: MessageList) -> list[Entry]:
-    """Every entry on the list, pure call input included (what G8 checks)."""
+    """G8 Readable additions: Every entry on the list, pure call input included (what G8 checks)."""
     return list(lst.system_all()) + [s.message for s in lst.slots]
 
 
@@ -64,7 +64,7 @@ def unmatched(before: Counter, lst: MessageList, entries: Callable[[MessageList]
 
 
 def remembered_outcome_ids(lst: MessageList, recorded: frozenset[tuple[str, str, str]]) -> tuple[str, ...]:
-    """The remembered messages carrying the caller's client tool outcome: memory+input
+    """G4 Recorder: The remembered messages carrying the caller's client tool outcome: memory+input
     messages with an outcome part the recorder saw (G4, G9, G13)."""
     ids = {r[0] for r in recorded}
     return tuple(s.message.id for s in lst.slots if s.message.id in ids and Source.MEMORY in s.sources and Source.INPUT in s.sources)

@@ -25,7 +25,7 @@ def _entries_error(label: str, entries: tuple[str, ...], known: tuple[str, ...])
 
 
 def construction_error(agent: Agent) -> str | None:
-    """G0 Construction (S1): each application input processor has a non-empty id that is not
+    """G0 Construction: each application input processor has a non-empty id that is not
     reserved, implements processInput and none of the per-step, provider, output or error hooks
     (the first found is named); memory with title generation on is refused; the allowed roles
     are a non-empty list of Breakwater's roles without repeats, and so are the allowed
