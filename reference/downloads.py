@@ -31,7 +31,7 @@ def file_data_string(v: Any) -> str:
 
 
 def received_data(data: Any) -> Any:
-    """M12 a file part's data in the prompt the language model receives (measured: probe
+    """M12.8 File data as the model receives it: a file part's data in the prompt the language model receives (measured: probe
     ``k-prompt-file-data``, docs/mastra-measurements.md §k k18): ``file_data_string``; data
     that is not a URL, a data URI or a provider file id is wrapped as
     ``data:<mediaType>;base64,<data>`` and the AI SDK reads it back with
@@ -130,7 +130,7 @@ def download_failure(sent: tuple) -> str | None:
 
 
 def _download_delay(url: str) -> float:
-    """M12 assets (k50): how late a URL's failed download comes, in fetch starts: a URL with
+    """M12.11 Which failed download is named: how late a URL's failed download comes, in fetch starts: a URL with
     credentials (``user[:password]@``) at once (``new Request`` throws), an http(s) URL after
     its host lookup (later than any other), any other scheme as a data URI (1.5)."""
     scheme, rest = url.split(":", 1)

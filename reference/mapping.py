@@ -29,7 +29,7 @@ def _marked(p: ToolPart) -> bool:
 
 
 def _unwrapped(result: Any) -> tuple[bool, Any]:
-    """M11, G11 (Mastra's and Breakwater's ``unwrapToolOutput``, docs/mastra-measurements.md
+    """M11.2 Output wrappers (Mastra's and Breakwater's ``unwrapToolOutput``, docs/mastra-measurements.md
     k60): a result of exactly two own keys, ``type`` and ``value``, is an AI SDK output
     wrapper, and the mapping is given its ``value``; an ``error-text`` or ``error-json`` one is
     not mapped at all (no cached output, no mark). Returns (skip, what the mapping is given).
@@ -40,7 +40,7 @@ def _unwrapped(result: Any) -> tuple[bool, Any]:
 
 
 def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
-    """M11, G11: the part with the mapping's output cached on it (k59: the text mapping writes
+    """M11.3 The scenario's text mapping: the part with the mapping's output cached on it (k59: the text mapping writes
     its input as ``JSON.stringify`` does; k60: a wrapped result gives its value)."""
     tool = agent.client_tool(p.tool_name)
     if tool is None or tool.mapping is None or p.state is not ToolState.RESULT or _marked(p):

@@ -27,7 +27,7 @@ def error_message(lst: MessageList) -> Message:
 
 
 def response_date(lst: MessageList) -> int:
-    """M12: a response message Mastra makes is dated by the list like a string input: the
+    """M12.12 The reply: a response message Mastra makes is dated by the list like a string input: the
     clock, or one past the createdAt watermark when that is not behind it (measured: two
     string inputs dated ``now`` and ``now + 1`` come before the reply,
     docs/mastra-measurements.md §k)."""
@@ -71,7 +71,7 @@ def spread_metadata(v: Any) -> Any:
 
 
 def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
-    """M12 Model step: After saving: when the reply merged into the trailing assistant message, Mastra's
+    """M12.14 A merged reply is stamped after saving: After saving: when the reply merged into the trailing assistant message, Mastra's
     response handling stamps every part of that message (the stored copy keeps the parts as
     they were saved; docs/mastra-measurements.md §j)."""
     if not before.slots or lst.slot_of(REPLY_ID) is not None:
@@ -84,7 +84,7 @@ def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
 
 
 def readd_earlier_responses(before: MessageList, lst: MessageList) -> MessageList:
-    """M12 ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, and §k
+    """M12.13 Earlier responses are added again: ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, and §k
     for generate): after the reply, the response messages that were on the list before the
     model step are added again as ``response`` (merge on), so an earlier response message's
     parts merge into the reply message when that is the latest assistant message (measured:

@@ -11,7 +11,7 @@ PRINCIPAL_KINDS = ("human", "service", "agent", "system")
 
 
 def request_actor(actor: Actor | None) -> Actor | None:
-    """G3 Actor: the actor Breakwater reads from the request context (``breakwater.actor``), or
+    """G3.1 Reading the actor: the actor Breakwater reads from the request context (``breakwater.actor``), or
     None. An actor with an empty id, a role outside Breakwater's closed role set, or a declared
     principal kind outside its known kinds (null included) is no actor at all
     (docs/breakwater-measurements.md §2)."""
@@ -73,7 +73,7 @@ def decide(policy: Policy, text: str) -> str:
 
 
 def evaluate(policies: tuple[Policy, ...], text: str) -> PolicyVerdict:
-    """G12 Policies: the input policies run in order over the text read; the first deny or
+    """G12.9 The evaluation and its events: the input policies run in order over the text read; the first deny or
     evaluation failure decides."""
     for p in policies:
         d = decide(p, text)

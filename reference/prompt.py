@@ -59,7 +59,7 @@ def sanitized_result(v: Any) -> Any:
 
 
 def _substituted(m: Message, outputs: dict) -> Message:
-    """M11/M12: a sent message's tool results as the model receives them: an ``output-denied``
+    """M12.7 Cached outputs by toolCallId: a sent message's tool results as the model receives them: an ``output-denied``
     call as a result holding the approval's reason (§j); then every tool result of a
     toolCallId that has a stored model output (``stored_model_outputs``: the last cached output
     of that id on the list, whichever part held it), an ``output-error`` or a denied one too,
@@ -97,7 +97,7 @@ def _empty_text(p: Any) -> bool:
 
 
 def _sent_parts(m: Message) -> list:
-    """``sanitizeV5UIMessages`` (prompt mode): tool calls that are not complete (``call``,
+    """M12.3 Which tool parts are sent: ``sanitizeV5UIMessages`` (prompt mode): tool calls that are not complete (``call``,
     ``partial-call``, approval states) are not sent; empty text parts are dropped from user
     messages, and from other messages that hold anything else. AI SDK ``convertToModelMessages``
     sends only the text and file parts of a user message (measured: a user message's reasoning
@@ -176,7 +176,7 @@ def _system_text_part(x: Any) -> TextPart | None:
 
 
 def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
-    """M12 a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
+    """M12.2 System entries as sent: a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
     measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
     content as it is; array content becomes the concatenation (no separator) of its text
     parts (a getter's value, k17; null and undefined as ``""``; any other value that is not a
@@ -235,7 +235,7 @@ def sent_error_text(v: Any) -> Any:
 
 
 def sent_part(p: Any) -> Any:
-    """M12: what of a part reaches the prompt: a stored-format text part's ``providerOptions``
+    """M12.5 What never reaches the prompt: what of a part reaches the prompt: a stored-format text part's ``providerOptions``
     never do (only a part's ``providerMetadata`` is read, and the model's parts carry none;
     measured for null, an unknown namespace and ``openai``), nor a tool call's ``approval``
     (the prompt's tool-call/tool-result parts have no such field) (docs/mastra-measurements.md
@@ -280,7 +280,7 @@ class MessageTextError(MastraError):
 
 
 def _check_texts(m: Message) -> None:
-    """M12 ``sanitizeV5UIMessages`` reads every text part with ``p.text?.trim()``: a text that
+    """M12.9 Conversion errors before the model: ``sanitizeV5UIMessages`` reads every text part with ``p.text?.trim()``: a text that
     is neither a string nor null/undefined throws ``TypeError: p.text?.trim is not a function``
     before the model is called, whatever the message's role (measured, k31)."""
     for p in m.parts or ():
@@ -304,7 +304,7 @@ def _spread_prompt_metadata(m: Message) -> None:
 
 
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
-    """M12: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
+    """M12.1 Prompt order and the leading user message: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
     non-system message in list (createdAt) order as Mastra's prompt conversion sends it
     (docs/mastra-measurements.md §j, §k): pending tool calls are not sent, a message left with
     nothing is not sent, an assistant message is split at step boundaries, part providerOptions

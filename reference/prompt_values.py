@@ -44,7 +44,7 @@ def _options(v: Any) -> list[Any]:
 
 
 def value_text(v: Any) -> str | None:
-    """G12: a value as the policies read it: a string as it is, anything else as
+    """G12.2 Values: a value as the policies read it: a string as it is, anything else as
     ``JSON.stringify`` gives it (None where that gives nothing: undefined, a bare function).
     A bigint cannot be written as JSON: not classified. ``AsJson`` is read as JSON text even
     when it is a string."""
@@ -95,7 +95,7 @@ def base64_text(payload: str) -> str:
 
 
 def media_values(p: FilePart | ImagePart) -> list[Any]:
-    """G12 A file (or image) part: its media type, and for a ``text/*`` media type
+    """G12.6 File parts: a file (or image) part: its media type, and for a ``text/*`` media type
     (any case) its data: a URL (any string ``new URL`` accepts, a data URL apart) as the
     string, anything else as the base64 Mastra's conversion
     wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``); a data URI is read
@@ -183,7 +183,7 @@ def stored_output(p: ToolPart) -> Any:
 
 
 def output_values(out: Any) -> list[Any]:
-    """G12 A tool output ``{type, value}``: its value (a denial its reason), then its provider
+    """G12.3 Tool outputs are read as they are sent: a tool output ``{type, value}``: its value (a denial its reason), then its provider
     options; an output of another shape is not classified."""
     kind = out.get("type") if isinstance(out, JsObject) else UNDEFINED
     if kind in _OUTPUT_TYPES:
@@ -196,7 +196,7 @@ def output_values(out: Any) -> list[Any]:
 
 
 def _converted_output(p: ToolPart) -> Any:
-    """Mastra's conversion of a sent tool part's outcome into a model output."""
+    """M12.6 Tool outcomes as model outputs: Mastra's conversion of a sent tool part's outcome into a model output."""
     if p.state is ToolState.OUTPUT_ERROR:
         # k58: ``errorText || ""``, then the AI SDK's error message (a falsy value reads nothing)
         return JsObject((("type", "error-text"), ("value", sent_error_text(p.error_text))))
@@ -236,7 +236,7 @@ def _plain_values(p: Any) -> list[Any]:
 
 
 def prompt_text(messages: Iterable[Message]) -> str:
-    """G12 Caller text (Breakwater's ``inputPromptText``): each message as its prompt, in
+    """G12.1 The caller text is a rendered prompt (Breakwater's ``inputPromptText``): each message as its prompt, in
     order. A user message reads its text and file parts (reasoning and tool parts are not
     sent); an assistant message reads, block by block, its text, reasoning and file parts,
     then each tool call as its tool name and JSON args (every state, an approval's reason
@@ -283,7 +283,7 @@ def prompt_text(messages: Iterable[Message]) -> str:
 
 
 def system_text(s: SystemMessage) -> str:
-    """G12 An added or changed system message (Breakwater's ``recordedSystemText``): its
+    """G12.4 An added or changed system message (Breakwater's ``recordedSystemText``): its
     content as one text (text parts concatenated with nothing between them, as the model
     receives them), then its providerOptions, its experimental_providerMetadata and each
     part's providerOptions, read through the closed table."""

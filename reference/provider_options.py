@@ -53,7 +53,7 @@ def _is_record(v: Any) -> bool:
 
 
 def option_values(options: Any) -> list[AsJson]:
-    """G12 Provider options, read through the closed table (docs/breakwater-measurements.md
+    """G12.5 Provider options: a closed table, read (docs/breakwater-measurements.md
     §7): ``undefined`` reads nothing; options that are not an object (``null`` included), a
     namespace whose value is not an object, a refused namespace (``openaiCompatible``) or a
     refused key (``anthropic.title``/``context``, ``openrouter.filename``/``annotations``)

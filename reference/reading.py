@@ -87,7 +87,7 @@ def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
 
 
 def _invocation_key(p: ToolPart) -> tuple:
-    """One entry of the legacy ``content.toolInvocations`` mirror: the tool invocation alone
+    """G9.2 The mirror is part of the fingerprint: One entry of the legacy ``content.toolInvocations`` mirror: the tool invocation alone
     (no part stamp, no provider metadata)."""
     return (p.tool_call_id, p.tool_name, p.state.value, fv(p.args), fv(p.result), fv(p.error_text), fv(p.approval))
 
@@ -123,7 +123,7 @@ def readable_system(s: SystemMessage) -> bool:
 
 
 def clonable_entry(e: Message | SystemMessage) -> bool:
-    """G8: everything a processor adds or changes must survive structuredClone."""
+    """M14.5 structuredClone: everything a processor adds or changes must survive structuredClone."""
     if isinstance(e, SystemMessage):
         parts_ok = all(
             clonable(p.provider_options) and clonable(p.text) if isinstance(p, TextPart) else clonable(p)

@@ -96,7 +96,7 @@ def special_authority(rest: str) -> str:
 
 
 def parse_url(text: str) -> Url | None:
-    """G2 (input-assets gate): ``new URL(text)`` without a base: the URL, or None where it
+    """G16.6 URL parsing: ``new URL(text)`` without a base: the URL, or None where it
     throws."""
     text = text.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
     m = SCHEME.match(text)

@@ -24,7 +24,7 @@ class CannotApply(Exception):
 
 
 def _check_entry(lst: MessageList, e: Any, source: Source) -> None:
-    """G7: messages Mastra cannot add (no content, another thread's message) cannot be applied.
+    """G7.6 The thread check follows the re-add's source: messages Mastra cannot add (no content, another thread's message) cannot be applied.
     Mastra checks the thread only of a message added under a source other than memory, so a
     returned message re-added as memory may belong to another thread."""
     if e.parts is None:
@@ -37,7 +37,7 @@ def _check_entry(lst: MessageList, e: Any, source: Source) -> None:
 
 
 def _js_text(v: Any) -> str:
-    """``Array.prototype.join``'s text of one element: null and undefined are empty."""
+    """M14.3 String conversion and join: ``Array.prototype.join``'s text of one element: null and undefined are empty."""
     if v is UNDEFINED or v is None:
         return ""
     if isinstance(v, bool):
@@ -46,7 +46,7 @@ def _js_text(v: Any) -> str:
 
 
 def system_entry_text(e: Any) -> str:
-    """G7 (docs/breakwater-measurements.md §5): the text Breakwater adds for a system-role
+    """G7.2 A system entry's text: the text Breakwater adds for a system-role
     entry of a returned array, ``content.content ?? content.parts?.map(text or '').join('\n')
     ?? ''``, as Mastra's runner does (M8). An AI SDK entry (``{role, content: string |
     parts}``) has neither property, so it gives "" and adds nothing; a DB-shaped one gives its
@@ -63,7 +63,7 @@ def system_entry_text(e: Any) -> str:
 
 
 def _readd(lst: MessageList, m: Message, sources: frozenset[Source]) -> MessageList:
-    """Re-add ``m`` under ``sources``: memory first (no part stamps), then the others, merge
+    """G7.3 Every other entry is re-added under its earlier source: Re-add ``m`` under ``sources``: memory first (no part stamps), then the others, merge
     off, so that a memory+input message stays both (S3)."""
     ordered = [s for s in SOURCE_ORDER if s in sources] or [Source.INPUT]
     lst = ml.add_one(lst, m, ordered[0], merge=False)
@@ -79,7 +79,7 @@ def _is_system(e: Any) -> bool:
 def apply_messages(
     lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], before: dict[str, frozenset[Source]]
 ) -> MessageList:
-    """G7 Applying messages, in Breakwater's order (``applyInputMessages``,
+    """G7.1 The order of application, in Breakwater's order (``applyInputMessages``,
     docs/breakwater-measurements.md §5): received ids missing from the result are removed;
     then each system-role entry adds its text as a system message (``system_entry_text``:
     nothing for an AI SDK entry) and the message sharing its id is not removed; then every
@@ -153,7 +153,7 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
 
 
 def policy_engine_output_return(lst: MessageList) -> MessageList:
-    """G12 on the durable loop's finalisation (docs/breakwater-measurements.md §11): the
+    """G12.11 The engine's output step on durable: the
     policy engine is also the guarded agent's output processor; its final-result step returns
     the response messages it was handed, and Mastra's runner re-adds each, in order, under the
     source the checker names (``response``), merge off, before the finalisation saves them
@@ -172,7 +172,7 @@ def policy_engine_output_return(lst: MessageList) -> MessageList:
 
 
 def policy_engine_input_return(lst: MessageList) -> MessageList:
-    """G12 on the durable loop's input step (docs/breakwater-measurements.md §23): once every
+    """G12.10 The engine's input return on durable: once every
     policy allows, the policy engine returns the messages it was handed, on the durable loop
     the list's input view (``get.input.db()``, in array order), and Mastra's durable runner
     applies that array as it applies any returned one: each message is removed and re-added,

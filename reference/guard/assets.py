@@ -54,7 +54,7 @@ class AssetRefusal:
 
 
 def origins_error(origins: tuple[str, ...]) -> str | None:
-    """G0 Construction (docs/breakwater-measurements.md §4): each entry of
+    """G16.1 The allowed origins option: each entry of
     ``allowedInputAssetOrigins`` is an http or https origin written without wildcard,
     credentials, query, fragment, backslash or path (a trailing ``/`` is allowed). The first
     entry that is not gives a TypeError naming its index; an empty list (the default) allows no
@@ -76,7 +76,7 @@ def origins_error(origins: tuple[str, ...]) -> str | None:
 
 
 def allowed_origins(agent: Agent) -> frozenset[str]:
-    """G0: the option's entries as origins (lower-case host, default port dropped)."""
+    """G16.1 The allowed origins option: the option's entries as origins (lower-case host, default port dropped)."""
     return frozenset(u.origin for u in (parse_url(o) for o in agent.allowed_input_asset_origins) if u is not None)
 
 
@@ -84,7 +84,7 @@ def allowed_origins(agent: Agent) -> frozenset[str]:
 
 
 def media_url(data: Any, media_type: Any = None) -> Url | None:
-    """G2 (input-assets gate): the network URL a file or image part's data names, as the gate
+    """G16.4 Reading a media string: the network URL a file or image part's data names, as the gate
     classifies the data Mastra puts in the prompt, or None (inline data, or data that is not a
     string).
 
@@ -106,7 +106,7 @@ def media_url(data: Any, media_type: Any = None) -> Url | None:
 
 
 def prompt_media_url(text: str) -> Url | None:
-    """G2 (input-assets gate): the network URL the gate reads from a prompt's media string, or
+    """G16.4 Reading a media string: the network URL the gate reads from a prompt's media string, or
     None: a string that does not parse is inline bytes; a ``data:`` URL is inline too, unless
     the text between its first and second comma contains ``://`` and itself parses (that URL
     is checked); any other URL is a network URL."""
@@ -120,7 +120,7 @@ def prompt_media_url(text: str) -> Url | None:
 
 
 def _converts(m: Message) -> bool:
-    """G2, G12 (input-assets gate): Mastra's prompt conversion takes the message: it survives
+    """G16.2 Content the conversion cannot take: Mastra's prompt conversion takes the message: it survives
     structuredClone, no text part holds a value other than a string, null or undefined
     (the conversion calls ``trim`` on it; measured), and no assistant ``output-error`` part has
     an ``errorText`` that ``JSON.stringify`` throws on (a bigint: the conversion writes the
@@ -141,7 +141,7 @@ def _converts(m: Message) -> bool:
 
 
 def prompt_asset_urls(messages: Iterable[Message]) -> list[Url]:
-    """G2 (input-assets gate): the network URLs of the file and image parts of every user
+    """G16.3 Which data is checked: the network URLs of the file and image parts of every user
     message, in list order.
     Raises ``NotConvertible`` when the prompt conversion of the messages throws."""
     messages = list(messages)
@@ -164,7 +164,7 @@ class NotConvertible(Exception):
 
 
 def url_denial(urls: Iterable[Url], allowed: frozenset[str]) -> str | None:
-    """G2 (input-assets gate): the reason the first offending URL gives: a scheme other than
+    """G16.5 The denial: the reason the first offending URL gives: a scheme other than
     http or https; then credentials (a user name or a password); then an origin not in the allowed list."""
     for url in urls:
         if url.scheme not in ("http", "https"):
@@ -196,7 +196,7 @@ def input_assets_gate(agent: Agent, lst: MessageList) -> AssetRefusal | None:
 
 
 def _output_urls(output: Any) -> list[Url]:
-    """G11 (the mapping stage's asset check): the URLs of a cached ``content`` model output."""
+    """G16.7 Asset URLs in mapped outputs: the URLs of a cached ``content`` model output."""
     if not isinstance(output, JsObject) or output.get("type") != "content" or not isinstance(output.get("value"), tuple):
         return []
     out = []

@@ -28,7 +28,7 @@ class Addition:
 
 
 def prompt_entries(lst: MessageList) -> list[Entry]:
-    """G9: every system message, and every message that is not unremembered call input: an
+    """G9.1 Prompt entries by the checker's ids: every system message, and every message that is not unremembered call input: an
     input message is left out only when memory does not hold its id, as the source checker
     names memory (detached members included, k54), which is how Breakwater's ``promptEntries``
     asks it (docs/breakwater-measurements.md §28). So a message a processor adds under input

@@ -53,7 +53,7 @@ def construction_error(agent: Agent) -> str | None:
 
 
 def call_options_error(call: Call) -> str | None:
-    """G1 Caller input (docs/breakwater-measurements.md §6): Breakwater's guarded ``generate()``
+    """G1.1 Call options: Breakwater's guarded ``generate()``
     and ``stream()`` accept only the call options ``requestContext``, ``runId``, ``memory`` and
     ``abortSignal``; a call given ``context`` messages is a TypeError before anything runs (no
     audit event). The durable loop is started through Mastra's durable agent, which does not

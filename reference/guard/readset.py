@@ -14,8 +14,7 @@ from .changes import Addition
 
 
 def caller_messages(lst: MessageList, recorded: frozenset[tuple[str, str, str]], whole_list: bool = True) -> list[Message]:
-    """G10 Caller messages (Breakwater's ``callerMessages``, docs/breakwater-measurements.md
-    §9): of the messages the policy engine receives, in list order, each one memory does not
+    """G10.1 Caller messages by the checker's ids (Breakwater's ``callerMessages``): of the messages the policy engine receives, in list order, each one memory does not
     hold, whole; of one memory holds that is also input, only the client tool outcome parts the
     recorder saw (none: not read); a remembered message that is not input is not read. Memory
     and input are the source checker's sets, by id, on the list or off it. On
