@@ -13,8 +13,7 @@ PRINCIPAL_KINDS = ("human", "service", "agent", "system")
 def request_actor(actor: Actor | None) -> Actor | None:
     """G3.1 Reading the actor: the actor Breakwater reads from the request context (``breakwater.actor``), or
     None. An actor with an empty id, a role outside Breakwater's closed role set, or a declared
-    principal kind outside its known kinds (null included) is no actor at all
-    (docs/breakwater-measurements.md §2)."""
+    principal kind outside its known kinds (null included) is no actor at all."""
     if actor is None or not actor.id.strip():
         return None
     if actor.kind not in PRINCIPAL_KINDS or actor.role not in ROLES:
@@ -24,11 +23,16 @@ def request_actor(actor: Actor | None) -> Actor | None:
 
 def rbac_denial(agent: Agent, actor: Actor | None) -> str | None:
     """G3 RBAC: the denial reason, or None when the actor is allowed. The principal kind is
-    checked first; the role is checked for human principals only, as Breakwater's
-    authorizeActor does (docs/breakwater-measurements.md §2)."""
+    checked first, then the role for human principals only (G3.2)."""
     actor = request_actor(actor)
     if actor is None:
         return "no actor in request context (key 'breakwater.actor')"
+    return _kind_then_role(agent, actor)
+
+
+def _kind_then_role(agent: Agent, actor: Actor) -> str | None:
+    """G3.2 Kind first, role for humans: the principal kind is checked before the role, and the
+    role only for a human principal, as Breakwater's authorizeActor does."""
     if actor.kind not in agent.allowed_principal_kinds:
         kinds = ", ".join(agent.allowed_principal_kinds)
         return f"principal kind '{actor.kind}' is not in allowed kinds [{kinds}]"

@@ -6,7 +6,7 @@ from typing import Any
 
 from guardspec.model.agent import Agent
 from guardspec.model.messages import Message, Role, SystemMessage
-from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT, RESERVED_IDS
+from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT, RESERVED_IDS, Processor
 from guardspec.model.scenario import Call, Loop
 
 from ..policies import PRINCIPAL_KINDS, ROLES
@@ -14,6 +14,8 @@ from .assets import origins_error
 
 
 def _entries_error(label: str, entries: tuple[str, ...], known: tuple[str, ...]) -> str | None:
+    """G0.2 Roles and principal kinds: the option is a non-empty list of Breakwater's known
+    values without repeats; the first unknown or repeated entry is named by its index."""
     if not entries:
         return f"TypeError: createGuardedAgent: {label} must be a non-empty array"
     for i, e in enumerate(entries):
@@ -24,14 +26,29 @@ def _entries_error(label: str, entries: tuple[str, ...], known: tuple[str, ...])
     return None
 
 
+def _processor_error(p: Processor) -> str | None:
+    """G0 Construction: an application input processor has a non-empty id that is not
+    reserved, implements processInput and none of the per-step, provider, output or error
+    hooks (the first found is named)."""
+    if not p.id:
+        return "TypeError: application input processor must have a non-empty id"
+    if p.id in RESERVED_IDS:
+        return f"TypeError: application input processor id '{p.id}' is reserved"
+    if PROCESS_INPUT not in p.hooks:
+        return f"TypeError: application input processor '{p.id}' must implement processInput"
+    for hook in FORBIDDEN_HOOKS:
+        if hook in p.hooks:
+            return f"TypeError: application input processor '{p.id}' must not implement {hook}"
+    return None
+
+
 def construction_error(agent: Agent) -> str | None:
-    """G0 Construction: each application input processor has a non-empty id that is not
-    reserved, implements processInput and none of the per-step, provider, output or error hooks
-    (the first found is named); memory with title generation on is refused; the allowed roles
-    are a non-empty list of Breakwater's roles without repeats, and so are the allowed
-    principal kinds (docs/breakwater-measurements.md §2); each allowed input asset origin is an
-    http(s) origin (§4). Checked in Breakwater's order: memory, roles, kinds, asset origins,
-    processors. A TypeError text, or None."""
+    """G0.1 The order of the checks: memory with title generation on, the allowed roles, the
+    allowed principal kinds (G0.2), the allowed input asset origins (G16.1), then each
+    processor in order (G0); the first failing check's TypeError text, or None.
+
+    Evidence: G0.1
+    """
     if agent.memory is not None and agent.memory.generate_title:
         return "TypeError: guarded agent memory must not generate thread titles"
     err = _entries_error("allowedRoles", agent.allowed_roles, ROLES)
@@ -40,15 +57,9 @@ def construction_error(agent: Agent) -> str | None:
     if err:
         return err
     for p in agent.processors:
-        if not p.id:
-            return "TypeError: application input processor must have a non-empty id"
-        if p.id in RESERVED_IDS:
-            return f"TypeError: application input processor id '{p.id}' is reserved"
-        if PROCESS_INPUT not in p.hooks:
-            return f"TypeError: application input processor '{p.id}' must implement processInput"
-        for hook in FORBIDDEN_HOOKS:
-            if hook in p.hooks:
-                return f"TypeError: application input processor '{p.id}' must not implement {hook}"
+        err = _processor_error(p)
+        if err:
+            return err
     return None
 
 
