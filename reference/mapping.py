@@ -69,6 +69,17 @@ def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
     return evolve(p, provider_metadata=md.set("mastra", mastra))
 
 
+def _mapped_or_raw(agent: Agent, p: ToolPart, strict: bool) -> ToolPart:
+    """M11.1 A mapping that throws, raw: raw Mastra logs the error and sends the raw result,
+    uncached; under the guard (``strict``) the error fails the call (G11.5)."""
+    try:
+        return _mapped(agent, p)
+    except MappingError:
+        if strict:
+            raise
+        return p
+
+
 def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageList:
     """M11 Client tool output mapping: for each result part of an assistant message in the ``input``
     set whose tool is a client tool with a mapping and which carries no cached output, the
@@ -83,11 +94,7 @@ def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageL
         parts = []
         for p in m.parts or ():
             if isinstance(p, ToolPart):
-                try:
-                    p = _mapped(agent, p)
-                except MappingError:
-                    if strict:
-                        raise
+                p = _mapped_or_raw(agent, p, strict)
             parts.append(p)
         parts_t = tuple(parts)
         if parts_t != m.parts:
@@ -95,17 +102,33 @@ def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageL
     return lst
 
 
+def _guarded_parts(agent: Agent, m: Message, whole: bool, recorded: frozenset[tuple[str, str, str]]) -> tuple | None:
+    """G11.1 Which results are mapped: every result part of a message a processor added or
+    changed, or of one memory does not hold (``whole``); of a memory+input message only the
+    caller's outcome parts the recorder saw, so a stored result on it is sent as stored (G11.2)."""
+    return tuple(
+        _mapped(agent, p) if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded) else p
+        for p in m.parts or ()
+    )
+
+
+def _read_again(m: Message, sources: frozenset, added_ids: frozenset[str]) -> bool:
+    """G11.3 Re-mapped changes are read as mapped: a changed message that memory also holds is
+    recorded again as an addition once mapped, so the policies read the text that is sent."""
+    return m.id in added_ids and Source.MEMORY in sources
+
+
 def map_guarded_outputs(
     agent: Agent, lst: MessageList, recorded: frozenset[tuple[str, str, str]], added_ids: frozenset[str]
 ) -> tuple[MessageList, tuple[Message, ...]]:
     """G11 Client tool output mapping under the guard (Breakwater's client tool output
-    processor, docs/breakwater-measurements.md §10): of each assistant message in the ``input``
+    processor): of each assistant message in the ``input``
     set, the result parts mapped are: every one of a message a processor added or changed
     (its id among ``added_ids``) or of one memory does not hold; of a memory+input message only
     the caller's outcome parts the recorder saw (``recorded``), so a stored (historical) result
     on it is not mapped and its mapping never runs, so what reaches the model of it is what
-    was stored (I4; Breakwater lets Mastra's own pass map it after the policies: finding BW-F4,
-    docs/breakwater-measurements.md §13). A mapping error fails the call
+    was stored (I4; Breakwater lets Mastra's own pass map it after the policies: finding
+    BW-F4). A mapping error fails the call
     (``MappingError``); a message moved out of the input is not walked.
 
     Returns the list and the changed messages memory also holds, as mapped: Breakwater records
@@ -115,15 +138,11 @@ def map_guarded_outputs(
         m = s.message
         if Source.INPUT not in s.sources or m.role is not Role.ASSISTANT:
             continue
-        whole = m.id in added_ids or Source.MEMORY not in s.sources
-        parts = tuple(
-            _mapped(agent, p) if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded) else p
-            for p in m.parts or ()
-        )
+        parts = _guarded_parts(agent, m, m.id in added_ids or Source.MEMORY not in s.sources, recorded)
         if parts != m.parts:
             mapped = evolve(m, parts=parts)
             lst = ml.replace_message(lst, mapped)
-            if m.id in added_ids and Source.MEMORY in s.sources:
+            if _read_again(m, s.sources, added_ids):
                 remapped.append(mapped)
     return lst, tuple(remapped)
 
