@@ -186,6 +186,13 @@ def _fresh_entry(lst: MessageList, e: Any) -> tuple[MessageList, Any]:
     return lst, e
 
 
+def _list_operation_threw(lst: MessageList, e: MastraError) -> Invocation:
+    """G6.2 A list operation that throws is a failure: the processor ends in a throw, and what
+    the step changed before it threw stays (an add of several messages keeps the ones before
+    the failing element), so the refusal removal starts from that list."""
+    return Invocation(e.partial if e.partial is not None else lst, Throws(str(e)))
+
+
 def invoke(
     proc: Processor,
     lst: MessageList,
@@ -270,9 +277,7 @@ def invoke(
             else:  # pragma: no cover - the decoder admits no other step
                 raise AssertionError(step)
     except MastraError as e:
-        # what the step changed before it threw stays (an add of several messages keeps the
-        # ones before the failing element; docs/mastra-measurements.md §j)
-        return Invocation(e.partial if e.partial is not None else lst, Throws(str(e)))
+        return _list_operation_threw(lst, e)
 
     end = proc.end
     if isinstance(end, Abort):

@@ -76,11 +76,27 @@ def _is_system(e: Any) -> bool:
     return isinstance(e, SystemMessage) or (isinstance(e, Message) and e.role is Role.SYSTEM)
 
 
+def _add_non_message(lst: MessageList, e: Any) -> MessageList:
+    """G7.4 Entries that are not messages: a string entry is added as Mastra adds a string, a
+    new user message of the call's input; any other value is one Mastra's ``add`` throws on."""
+    return ml.add_one(lst, e, Source.INPUT, merge=False)
+
+
+def _replace_untagged(lst: MessageList, entries: tuple) -> MessageList:
+    """G7.5 Replacing the untagged bucket: ``replaceAllSystemMessages`` empties the bucket, then
+    reads ``role`` of each entry: a null or undefined entry cannot be applied, with the entries
+    before it already in."""
+    for i, e in enumerate(entries):
+        if e is None or e is UNDEFINED:
+            raise CannotApply("a systemMessages entry that is null or undefined", ml.replace_all_system(lst, entries[:i]))
+    return ml.replace_all_system(lst, entries)
+
+
 def apply_messages(
     lst: MessageList, result: tuple[Any, ...], received: tuple[Message, ...], before: dict[str, frozenset[Source]]
 ) -> MessageList:
-    """G7.1 The order of application, in Breakwater's order (``applyInputMessages``,
-    docs/breakwater-measurements.md §5): received ids missing from the result are removed;
+    """G7.1 The order of application, in Breakwater's order (``applyInputMessages``):
+    received ids missing from the result are removed;
     then each system-role entry adds its text as a system message (``system_entry_text``:
     nothing for an AI SDK entry) and the message sharing its id is not removed; then every
     other entry replaces the message with its id and is re-added under the source it had
@@ -102,7 +118,7 @@ def apply_messages(
             if _is_system(e):
                 continue
             if not isinstance(e, Message):
-                lst = ml.add_one(lst, e, Source.INPUT, merge=False)  # a string; anything else throws
+                lst = _add_non_message(lst, e)
                 continue
             prior = before.get(e.id, frozenset({Source.INPUT}))
             _check_entry(lst, e, next(x for x in SOURCE_ORDER if x in prior) if prior else Source.INPUT)
@@ -123,7 +139,7 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     non-object → cannot be applied; an array → applied as messages; any other object (any
     prototype) must hold array ``messages`` and array ``systemMessages``: the untagged bucket
     is replaced first (an entry that is null or undefined cannot be applied; the received
-    bucket, still the list's own, replaces nothing, docs/breakwater-measurements.md §12), then
+    bucket, still the list's own, replaces nothing), then
     the messages are applied. A stored-format system message kept in the bucket is not text
     alone: G8 fails the processor (``changes.unreadable``)."""
     if isinstance(value, RetSameList):
@@ -139,16 +155,11 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     assert isinstance(value, RetObject)
     if isinstance(value.system_messages, LiveSystem) and isinstance(value.messages, tuple):
         # the list's own untagged array, what the processor added to it included: replacing
-        # the bucket by it changes nothing (docs/breakwater-measurements.md §12)
+        # the bucket by it changes nothing
         return apply_messages(lst, value.messages, received, before)
     if not isinstance(value.messages, tuple) or not isinstance(value.system_messages, tuple):
         raise CannotApply("an object without array messages and array systemMessages")
-    # ``replaceAllSystemMessages`` empties the bucket, then reads ``role`` of each entry:
-    # null or undefined throws there, with the entries before it already in (§5).
-    for i, e in enumerate(value.system_messages):
-        if e is None or e is UNDEFINED:
-            raise CannotApply("a systemMessages entry that is null or undefined", ml.replace_all_system(lst, value.system_messages[:i]))
-    lst = ml.replace_all_system(lst, value.system_messages)
+    lst = _replace_untagged(lst, value.system_messages)
     return apply_messages(lst, value.messages, received, before)
 
 

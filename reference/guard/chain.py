@@ -91,6 +91,13 @@ def record_outcomes(lst: MessageList) -> frozenset[tuple[str, str, str]] | None:
     return frozenset(out)
 
 
+def _received(lst: MessageList) -> tuple[tuple[Message, ...], tuple]:
+    """G5.1 The processor receives the list's own arrays: the guard hands it Mastra's
+    ``get.all.db()`` and ``getSystemMessages()``, so what it adds in place shows in them until
+    an operation gives the list a new array."""
+    return lst.all(), lst.untagged
+
+
 def guarded_chain(
     agent: Agent,
     actor: Actor | None,
@@ -99,10 +106,8 @@ def guarded_chain(
     context: ChainContext,
 ) -> GuardedChain:
     """G2 Chain, after RBAC allowed: recorder, memory processors, each application
-    processor once on the whole list (G5: it receives the list's own message array and untagged
-    system bucket, so what it adds in place shows in them, docs/breakwater-measurements.md §12)
-    with its outcome classified (G6), the input-assets
-    gate (Breakwater's ``breakwater-input-assets``, docs/breakwater-measurements.md §4), mapping
+    processor once on the whole list (G5, G5.1) with its outcome classified (G6), the
+    input-assets gate (Breakwater's ``breakwater-input-assets``, G16), mapping
     (G11) with its own asset check, policies (G12). The first refusal stops it; nothing later
     runs. Each refusal removes what G13 names before it stops the call. ``whole_list``: the
     policy engine receives every message on the list (generate/stream), not the input view
@@ -139,15 +144,12 @@ def guarded_chain(
     call_context = frozenset(fingerprint(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
-        # G5 Invocation: once, on the initial input, receiving every message on the list:
-        # Breakwater hands the processor the list's own arrays (``get.all.db()`` and Mastra's
-        # ``getSystemMessages()``), so what it adds in place shows in them until an operation
-        # replaces an array (docs/breakwater-measurements.md §12).
+        # G5 Invocation: once, on the initial input, receiving every message on the list.
         before = snapshot(lst)
         before_all = snapshot(lst, all_entries)
         carriers = remembered_outcome_ids(lst, recorded)
         sources = sources_by_id(lst)
-        received, system = lst.all(), lst.untagged
+        received, system = _received(lst)
         inv = invoke(proc, lst, received, system, messages_live=True, system_live=True)
         lst = inv.list
         end = inv.ending
@@ -170,7 +172,7 @@ def guarded_chain(
             trace.stage(f"processor {proc.id}", lst, f"{len(adds)} addition(s) recorded")
             trace.additions.extend(adds)
 
-    # The input-assets gate (docs/breakwater-measurements.md §4): content the prompt
+    # The input-assets gate (G16): content the prompt
     # conversion cannot take, or a file URL outside the allowed origins, stops the call here.
     gate = input_assets_gate(agent, lst)
     if gate is not None:

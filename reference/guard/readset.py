@@ -25,9 +25,7 @@ def caller_messages(lst: MessageList, recorded: frozenset[tuple[str, str, str]],
     # memory and input as the source checker names them, by id: a message whose id memory
     # holds off the list (k54's stale member) is remembered (docs/breakwater-measurements.md §27)
     remembered, inputs = ml.source_ids(lst, Source.MEMORY), ml.source_ids(lst, Source.INPUT)
-    for s in lst.slots:
-        if not whole_list and Source.INPUT not in s.sources:
-            continue
+    for s in _engine_receives(lst, whole_list):
         m = s.message
         if m.id not in remembered:
             out.append(m)
@@ -37,6 +35,13 @@ def caller_messages(lst: MessageList, recorded: frozenset[tuple[str, str, str]],
                 # Breakwater's restricted copy is a new content object: parts alone, no mirror
                 out.append(evolve(m, parts=seen, metadata=UNDEFINED, tool_invocations=None))
     return out
+
+
+def _engine_receives(lst: MessageList, whole_list: bool) -> list:
+    """G10.2 What the engine receives: on generate and stream every message on the list
+    (``whole_list``), so a context message a processor adds counts as a caller message; on the
+    durable loop only the input view."""
+    return [s for s in lst.slots if whole_list or Source.INPUT in s.sources]
 
 
 def read_text(
@@ -54,21 +59,26 @@ def read_text(
     newlines, empty texts left out. Raises ``NotClassified`` for content that cannot be read
     as text."""
     callers = caller_messages(lst, recorded, whole_list)
-    # Beyond SPEC: the call's own context messages (``options.context``; ``call_context``
-    # holds their fingerprints) are the caller's too and reach the prompt; G10 is silent on
-    # them, I4 demands they be read, so every message still identical to one of them (the very
-    # object, a copy a processor returned, or one it moved under another source unchanged) is
-    # read whole after the input. A context message a processor changes is an addition, read
-    # below.
+    read_whole = _with_call_context(lst, callers, call_context)
+    texts = [prompt_text(callers)] + [entry_text(e) for e in _additions_to_read(record, read_whole)]
+    return "\n".join(t for t in texts if t)
+
+
+def _with_call_context(lst: MessageList, callers: list[Message], call_context: frozenset[tuple]) -> set[tuple]:
+    """G10.3 The call's own context is read: every message on the list still identical to one
+    of the call's context messages (the object, a returned copy, or one moved unchanged) joins
+    the caller messages, read whole after them; one a processor changed is an addition. Returns
+    the fingerprints of everything read whole."""
     read_whole = {fingerprint(m) for m in callers}
     for s in lst.slots:
         fp = fingerprint(s.message)
         if fp in call_context and fp not in read_whole:
             callers.append(s.message)
             read_whole.add(fp)
-    texts = [prompt_text(callers)]
-    for a in record:
-        if isinstance(a.entry, Message) and fingerprint(a.entry) in read_whole:
-            continue
-        texts.append(entry_text(a.entry))
-    return "\n".join(t for t in texts if t)
+    return read_whole
+
+
+def _additions_to_read(record: list[Addition], read_whole: set[tuple]) -> list:
+    """G10.4 Nothing is read twice: an addition whose fingerprint equals that of a message
+    already read whole is not read again, a moved carrier included."""
+    return [a.entry for a in record if not (isinstance(a.entry, Message) and fingerprint(a.entry) in read_whole)]
