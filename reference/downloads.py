@@ -22,7 +22,7 @@ def file_data_string(v: Any) -> str:
     data as the prompt conversion reads it: ``data ?? url`` (null and undefined give
     ``"undefined"``), then ``String(data)`` (a symbol gives ``Symbol(name)``, a function its
     source; an array is joined, and throws on a symbol inside). Measured: probe
-    ``k-prompt-file-data`` (docs/mastra-measurements.md §k k18)."""
+    ``k-prompt-file-data``."""
     if v is None or v is UNDEFINED:
         return "undefined"
     if isinstance(v, JsSymbol):
@@ -32,7 +32,7 @@ def file_data_string(v: Any) -> str:
 
 def received_data(data: Any) -> Any:
     """M12.8 File data as the model receives it: a file part's data in the prompt the language model receives (measured: probe
-    ``k-prompt-file-data``, docs/mastra-measurements.md §k k18): ``file_data_string``; data
+    ``k-prompt-file-data``): ``file_data_string``; data
     that is not a URL, a data URI or a provider file id is wrapped as
     ``data:<mediaType>;base64,<data>`` and the AI SDK reads it back with
     ``dataUrl.split(',')[1]``, so the model receives the text before its first comma
@@ -75,7 +75,7 @@ def _forgiving_base64(s: str) -> bool:
 def download_failure(sent: tuple) -> str | None:
     """M12 assets: before calling the model, Mastra downloads the file data of the prompt's
     user messages; data that is not a URL is sent as ``data:<mediaType>;base64,<data>``
-    (``file_data_string``: null data gives ``undefined``, k18) and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
+    (``file_data_string``: null data gives ``undefined``) and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
     percent-decoding: ``note-00``, ``aGk==``, ``[object Object]``, ``2`` fail; ``aGk``,
     ``aGk=``, ``aG k=``, ``aGk%3D``, ``""`` pass; an assistant message's file is not
     downloaded). Measured: docs/mastra-measurements.md §k. Returns the redacted URL Mastra
@@ -85,7 +85,7 @@ def download_failure(sent: tuple) -> str | None:
     (``String`` throws; not modelled), is left alone.
 
     The downloads run concurrently (``p-map``) and the call fails with the first to fail in
-    time, so which failing asset is named is a race, measured (k50) as: the asset at the
+    time, so which failing asset is named is a race, measured as: the asset at the
     lowest ``position + delay``, where position counts every asset fetched, in prompt order
     (one that succeeds too), and the delay is 0 for a URL with credentials (``fetch`` refuses
     it at once), 1.5 for a data URI or a scheme ``fetch`` does not know (``ftp:``, ``note:``),
@@ -108,7 +108,7 @@ def download_failure(sent: tuple) -> str | None:
             position += 1
             if isinstance(p.data, str) and not data.startswith("data:") and SCHEME.match(data):
                 # (only string data is read as a URL: an array naming one is wrapped as base64
-                # data, measured, k56)
+                # data, measured)
                 # k44: any other URL is fetched, and the fetch fails: an http(s) URL's host
                 # does not resolve (the generators name hosts under the reserved ``.example``
                 # TLD, RFC 6761, and the campaigns run offline), other schemes (``ftp:``,

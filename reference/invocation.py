@@ -140,7 +140,7 @@ class LiveSystem:
 def _first_text(m: Message, text: Any, copy: bool = False) -> Message:
     """``m`` with its first text part's text set (a text part appended when it has none): in
     place (the ``editMessage`` step), or, ``copy``, in a new part object (``{...part, text}``
-    of the ``editText`` edit), so that only the other parts stay shared (k57)."""
+    of the ``editText`` edit), so that only the other parts stay shared."""
     parts = list(m.parts or ())
     for i, p in enumerate(parts):
         if isinstance(p, TextPart):
@@ -166,7 +166,7 @@ def _entry_id(e: Any) -> Any:
 
 
 def _spread(e: Any) -> Any:
-    """``{...e}`` of an element that is not a message (k43): a string or an array gives an
+    """``{...e}`` of an element that is not a message: a string or an array gives an
     object of its indexed elements, an object its own properties (getters read), any other
     primitive ``{}``. None of these is a message."""
     if isinstance(e, str):
@@ -205,13 +205,13 @@ def invoke(
     result).
 
     ``messages_live`` / ``system_live`` (the raw runner; the guarded chain always, as
-    Breakwater hands them, docs/breakwater-measurements.md §12): the arrays the processor received
+    Breakwater hands them): the arrays the processor received
     are Mastra's own ``messages`` array (``get.all.db()``) / untagged system array
     (``getSystemMessages()``), so what is added to the list shows in them, until an operation
     replaces that array (``removeByIds``, ``clear.input``; ``replaceAllSystemMessages``),
-    after which they keep what they held then (docs/mastra-measurements.md §j)."""
+    after which they keep what they held then."""
     # ``received`` may hold values that are no objects (a string a predecessor returned among
-    # its messages, k43): they have no identity to track and pass through as they are
+    # its messages): they have no identity to track and pass through as they are
     heap: dict[int, Any] = {m.ref: m for m in received if _is_object(m)}
     heap.update({s.ref: s for s in received_system})
     frozen_msgs: tuple | None = None
@@ -262,8 +262,8 @@ def invoke(
                 new = evolve(old, **{name: step.value})
                 if name == "content" and old.stored:
                     # a kept stored-format entry given new content is a system message with that
-                    # content (its other keys are not sent; docs/mastra-measurements.md §k k20);
-                    # the metadata lived in the replaced content (k35)
+                    # content (its other keys are not sent);
+                    # the metadata lived in the replaced content
                     new = evolve(new, stored=False, metadata=UNDEFINED)
                 lst = ml.set_system(lst, step.tag, step.index, new)
                 edit_in_place(new)
@@ -332,12 +332,12 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
         copied = []
         for m in items:
             if isinstance(m, Message):
-                # ``{...m}`` shares the content object with ``m``; a deep copy has its own (k57)
+                # ``{...m}`` shares the content object with ``m``; a deep copy has its own
                 lst, m = lst.fresh(m, "content" if spec.copy == "shallow" else None)
             elif isinstance(m, SystemMessage):
                 lst, m = lst.fresh_system(m)
             elif spec.copy == "shallow":
-                # ``{...m}`` of a string a predecessor returned (k43); a deep copy of a
+                # ``{...m}`` of a string a predecessor returned; a deep copy of a
                 # primitive is the primitive, of an array an equal array
                 m = _spread(m)
             copied.append(m)
@@ -349,7 +349,7 @@ def _array(spec: ArrayOf, lst: MessageList, received: list[Message]) -> tuple[Me
             if not isinstance(m, Message) or m.id != edit.id:
                 continue
             # ``{...m, content: {...}}`` keeps the part objects it does not replace; ``{...m,
-            # role}`` and ``{...m, id}`` keep the content object (k57)
+            # role}`` and ``{...m, id}`` keep the content object
             if isinstance(edit, EditText):
                 lst, items[i] = lst.fresh(_first_text(m, edit.text, copy=True), "parts")
                 continue

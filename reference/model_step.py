@@ -73,7 +73,7 @@ def spread_metadata(v: Any) -> Any:
 def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
     """M12.14 A merged reply is stamped after saving: After saving: when the reply merged into the trailing assistant message, Mastra's
     response handling stamps every part of that message (the stored copy keeps the parts as
-    they were saved; docs/mastra-measurements.md §j)."""
+    they were saved)."""
     if not before.slots or lst.slot_of(REPLY_ID) is not None:
         return lst
     ref = before.slots[-1].message.ref

@@ -19,7 +19,7 @@ DENIED = "Tool call was not approved by the user"
 
 def _denied_as_result(p: ToolPart) -> ToolPart:
     """An ``output-denied`` call reaches the model as a result whose output is the text of the
-    approval's reason (docs/mastra-measurements.md §j)."""
+    approval's reason."""
     reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
     text = reason if isinstance(reason, str) and reason else DENIED
     return evolve(p, state=ToolState.RESULT, result=obj(type="text", value=text), approval=UNDEFINED)
@@ -66,7 +66,7 @@ def _substituted(m: Message, outputs: dict) -> Message:
     is sent as a result with that output (measured, docs/mastra-measurements.md §k k49: a
     result's own cached output is not used when a later result of the same id has another, an
     ``output-error`` part's cached output is not used at all). Any other result is sent as
-    ``sanitized_result`` makes it (k60)."""
+    ``sanitized_result`` makes it."""
     if any(isinstance(p, ToolPart) and p.state is ToolState.OUTPUT_DENIED for p in m.parts or ()):
         m = evolve(
             m,
@@ -147,7 +147,7 @@ def _js_spread(acc: JsObject, v: Any) -> JsObject:
 def _check_system_elements(s: SystemMessage) -> None:
     """M12 the system prompt's conversion (``aiV4CoreMessagesToAIV5ModelMessages`` →
     ``AIV4Adapter.fromCoreMessage``) reads ``part.type`` of each element of an array content,
-    for every system entry (untagged, then tagged) before any text is read (k27): a ``null`` or
+    for every system entry (untagged, then tagged) before any text is read: a ``null`` or
     ``undefined`` element throws ``TypeError: Cannot read properties of null (reading
     'type')`` (``of undefined``), before the model is called; other elements that are no part
     (``3``, ``'x'``) are passed over. generate and stream reject with that TypeError as it is,
@@ -180,7 +180,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
     content as it is; array content becomes the concatenation (no separator) of its text
     parts (a getter's value, k17; null and undefined as ``""``; any other value that is not a
-    string throws ``TypeError: p.text?.trim is not a function``, k27), other part kinds ignored, and an entry without text parts is not sent; any other
+    string throws ``TypeError: p.text?.trim is not a function``), other part kinds ignored, and an entry without text parts is not sent; any other
     content (a kept stored-format message, no content, another value) is not sent.
     ``providerOptions`` are the message's own when not null, else its
     ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
@@ -197,7 +197,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
             return None
         texts = [read(p.text) for p in parts]
         if any(not isinstance(t, str) and t is not None and t is not UNDEFINED for t in texts):
-            # ``sanitizeV5UIMessages``: ``p.text?.trim()`` on a value that is no string (k27)
+            # ``sanitizeV5UIMessages``: ``p.text?.trim()`` on a value that is no string
             raise MastraError("TypeError", "p.text?.trim is not a function")
         text = join_texts(texts, "")
     else:
@@ -241,7 +241,7 @@ def sent_part(p: Any) -> Any:
     (the prompt's tool-call/tool-result parts have no such field) (docs/mastra-measurements.md
     §k). A tool result is sent as the model output the AI SDK makes of it: a string as the
     text output ``{type: 'text', value}``, undefined as the JSON output ``null``; an error's
-    text as ``sent_error_text`` makes it (k58)."""
+    text as ``sent_error_text`` makes it."""
     if isinstance(p, TextPart) and p.provider_options is not UNDEFINED:
         return evolve(p, provider_options=UNDEFINED)
     if isinstance(p, ToolPart):
@@ -264,7 +264,7 @@ def sent_part(p: Any) -> Any:
 def _sent_message(m: Message) -> Message:
     """M12: a prompt message is ``{role, content}``: its parts as ``sent_part`` sends them and
     no metadata (probe ``k-message-metadata-prompt``: the message's ``content.metadata`` never
-    reaches the prompt, whatever its role or value; docs/mastra-measurements.md §k k36)."""
+    reaches the prompt, whatever its role or value)."""
     if m.metadata is not UNDEFINED:
         m = evolve(m, metadata=UNDEFINED)
     parts = tuple(sent_part(p) for p in m.parts or ())
@@ -276,13 +276,13 @@ def _sent_message(m: Message) -> Message:
 class MessageTextError(MastraError):
     """M12 Model step: The prompt conversion's error at a message's text part: ``generate``/``stream`` wrap
     it in their own error id (``AGENT_GENERATE_FAILED``/``AGENT_STREAM_FAILED``), the durable
-    loop reports it as it is (measured, k31)."""
+    loop reports it as it is."""
 
 
 def _check_texts(m: Message) -> None:
     """M12.9 Conversion errors before the model: ``sanitizeV5UIMessages`` reads every text part with ``p.text?.trim()``: a text that
     is neither a string nor null/undefined throws ``TypeError: p.text?.trim is not a function``
-    before the model is called, whatever the message's role (measured, k31)."""
+    before the model is called, whatever the message's role."""
     for p in m.parts or ():
         if type(p) is TextPart:
             t = read(p.text)
@@ -310,7 +310,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     nothing is not sent, an assistant message is split at step boundaries, part providerOptions
     and message metadata are not sent, and when the first non-system message is not a user message a user message
     "." comes first. A tool result whose toolCallId has a cached output on the list is sent
-    with the last such output (M11, ``stored_model_outputs``, k49)."""
+    with the last such output (M11, ``stored_model_outputs``)."""
     for s in lst.system_all():
         _check_system_elements(s)
     out: list[PromptEntry] = [e for e in (system_prompt_entry(s) for s in lst.system_all()) if e is not None]

@@ -74,7 +74,7 @@ def joined(values: Iterable[Any]) -> str:
     return "\n".join(t for t in (value_text(v) for v in values) if t)
 
 
-# -- G12 file data (docs/breakwater-measurements.md §8) --------------------------------------------
+# -- G12 file data --------------------------------------------
 
 
 def base64_text(payload: str) -> str:
@@ -100,12 +100,12 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
     string, anything else as the base64 Mastra's conversion
     wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``); a data URI is read
     as its payload (the text after the first comma) under the part's own media type, its own
-    type never read (Mastra's rewrite, k44). An array is read as ``String(array)`` (k18). Other
+    type never read (Mastra's rewrite). An array is read as ``String(array)``. Other
     data that is not a string (an object, a number) is not classified. Other media types read their type only."""
     data, media = p.data, p.media_type
     if isinstance(data, tuple):
         # M12 k18: an array reaches the policies as ``String(data)`` (its elements joined by
-        # commas), as the model receives it (docs/breakwater-measurements.md §16)
+        # commas), as the model receives it
         try:
             data = to_string(data)
         except (MastraError, TypeError):
@@ -126,7 +126,7 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
         return values
     # M12 k44: Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>``
     # before the policies read it, so the URI's own media type is never read
-    # (docs/breakwater-measurements.md §15).
+    # .
     payload = (data.partition(",")[2] if data.lower().startswith("data:") else data).split(",")[0]
     url_media = media.split(";")[0]
     if url_media != media:
@@ -136,11 +136,11 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
     return values
 
 
-# -- G12 messages (docs/breakwater-measurements.md §9) ---------------------------------------------
+# -- G12 messages ---------------------------------------------
 
 
 def cloned(m: Message) -> Message:
-    """G8 Readable additions: the message as ``structuredClone`` copies it before the conversion (accessors
+    """G12.8 Texts that are null or undefined: the message as ``structuredClone`` copies it before the conversion (accessors
     read, class instances made plain); a value it cannot copy, or a text that is neither a
     string nor null/undefined, makes the conversion throw: not classified. A null or undefined
     text is converted as it is (Mastra's ``text?.trim()`` does not throw on it) and read as

@@ -1,5 +1,5 @@
 """G12 What the input policies read from provider options: a closed table of the options that
-carry content to a provider (docs/breakwater-measurements.md §7)."""
+carry content to a provider."""
 
 from __future__ import annotations
 

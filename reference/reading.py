@@ -96,10 +96,10 @@ def _invocation_key(p: ToolPart) -> tuple:
 
 
 def readable_system(s: SystemMessage) -> bool:
-    """G8 Readable additions: a system message a processor adds or changes holds text alone
+    """G8.1 Own properties only: a system message a processor adds or changes holds text alone
     (a string, or plain text parts) in own data properties. Own properties only, as
     Breakwater's ``readSystemMessage`` checks them: a getter nested inside providerOptions is
-    read through by structuredClone, not refused (docs/breakwater-measurements.md §7); one
+    read through by structuredClone, not refused; one
     that throws fails the clone (``clonable_entry``)."""
     c = s.content
     if isinstance(c, str):
@@ -230,7 +230,7 @@ def system_texts(s: SystemMessage) -> list[str]:
             else:
                 raise NotClassified("system part that is not text")
         # M12: Mastra sends array content as its texts joined without separator
-        # (docs/mastra-measurements.md §k): that text is read too, as the model receives it
+        #: that text is read too, as the model receives it
         out.append("".join(p.text if isinstance(p, TextPart) else p.get("text") for p in c))
     else:
         raise NotClassified("system content that is not text")

@@ -1,5 +1,5 @@
 """What ``new URL(text)`` makes of a string: the part of the WHATWG URL standard the input-assets
-gate (docs/breakwater-measurements.md §4) and the asset downloads (M12) need.
+gate and the asset downloads (M12) need.
 
 The gate asks four things of a string: does it parse as a URL at all, its scheme, whether it
 carries credentials, and its origin. This module answers them for the strings guardspec's

@@ -1,4 +1,4 @@
-"""The input-assets gate ``breakwater-input-assets`` (G2, G12, G13, I4; docs/breakwater-measurements.md §4).
+"""The input-assets gate ``breakwater-input-assets`` (G2, G12, G13, I4).
 
 SPEC has no clause for this gate: the seed names "the mandatory input gates" without listing
 them, and G2's chain stops at the input policies. Breakwater 0.17.0 puts one more gate between
@@ -124,7 +124,7 @@ def _converts(m: Message) -> bool:
     structuredClone, no text part holds a value other than a string, null or undefined
     (the conversion calls ``trim`` on it; measured), and no assistant ``output-error`` part has
     an ``errorText`` that ``JSON.stringify`` throws on (a bigint: the conversion writes the
-    error's message, M12 k58; measured, docs/breakwater-measurements.md §26)."""
+    error's message, M12 k58; measured)."""
     if not clonable_entry(m):
         return False
     for p in m.parts or ():

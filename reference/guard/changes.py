@@ -30,8 +30,8 @@ class Addition:
 def prompt_entries(lst: MessageList) -> list[Entry]:
     """G9.1 Prompt entries by the checker's ids: every system message, and every message that is not unremembered call input: an
     input message is left out only when memory does not hold its id, as the source checker
-    names memory (detached members included, k54), which is how Breakwater's ``promptEntries``
-    asks it (docs/breakwater-measurements.md §28). So a message a processor adds under input
+    names memory (detached members included), which is how Breakwater's ``promptEntries``
+    asks it. So a message a processor adds under input
     with the id of a remembered caller message it cleared is an addition, read (G10)."""
     remembered = ml.source_ids(lst, Source.MEMORY)
     out: list[Entry] = list(lst.system_all())
@@ -40,7 +40,7 @@ def prompt_entries(lst: MessageList) -> list[Entry]:
 
 
 def all_entries(lst: MessageList) -> list[Entry]:
-    """G8 Readable additions: Every entry on the list, pure call input included (what G8 checks)."""
+    """G8.3 The clone check covers call input: Every entry on the list, pure call input included (what G8 checks)."""
     return list(lst.system_all()) + [s.message for s in lst.slots]
 
 
@@ -98,7 +98,7 @@ def unreadable(changed: list[Entry]) -> bool:
     own data properties, and everything it adds or changes (pure call input included)
     survives structuredClone; otherwise the processor fails (G6). A stored-format system message
     (``{format: 2, parts}`` content, kept by ``replaceAllSystemMessages``) is not text alone
-    (Breakwater's ``readSystemMessage``, docs/breakwater-measurements.md §5)."""
+    (Breakwater's ``readSystemMessage``)."""
     for e in changed:
         if isinstance(e, SystemMessage) and (e.stored or not readable_system(e)):
             return True
