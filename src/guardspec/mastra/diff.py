@@ -14,7 +14,7 @@ Two kinds of cases, both on the Mastra adapter (``node adapters/mastra/server.mj
 
 With ``out``: ``out/ops`` and ``out/raw`` each hold a ``results.jsonl`` (one JSON line per case,
 then one per shrunk disagreement) and the shrunk vectors. Known discrepancies, each with its
-reason, are ``vectors/mastra/KNOWN.json`` (``campaign.load_known``): empty, and kept so.
+reason, are ``vectors/mastra/KNOWN.json`` (``known.load_known``): empty, and kept so.
 """
 
 from __future__ import annotations

@@ -24,9 +24,8 @@ STAGES = (
     Stage("recorder", "outcome recorder", ("G4",), True),
     Stage("memory", "memory processors", ("M7", "M3", "M1"), False),
     Stage("processors", "application processors", ("G5", "G6", "G7", "G8", "G9"), True),
-    # Breakwater's gate: SPEC.md has no clause of its own for it; its functions cite the chain
-    # (G2), the refusal (G13) and what may reach the model (I4), docs/breakwater-measurements.md §4
-    Stage("assets", "input-assets gate", ("G2", "G13", "I4"), True, True, "Breakwater's gate (docs/breakwater-measurements.md §4)"),
+    # the input-assets gate (G16), the refusal it ends in (G13) and what may reach the model (I4)
+    Stage("assets", "input-assets gate", ("G16", "G13", "I4"), True, True, "Breakwater's gate (evidence G16)"),
     Stage("mapping", "client tool output mapping", ("G11", "M11"), True),
     Stage("policies", "input policies", ("G10", "G12"), True),
     Stage("model", "model step", ("M12",), False),
