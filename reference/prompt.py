@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from guardspec.model.errors import MastraError
@@ -117,10 +118,10 @@ def _sent_parts(m: Message) -> list:
     return out
 
 
-def _blocks(parts: list) -> list[list]:
-    """AI SDK ``convertToModelMessages`` on an assistant message: a new model message at every
-    step-start, and after a tool part followed by a part that is not a tool part
-    (``addStartStepPartsForAIV5``)."""
+def model_message_blocks(parts: Sequence[Any]) -> list[list]:
+    """M12 Model step: AI SDK ``convertToModelMessages`` splits an assistant message into a new
+    model message at every step-start, and after a tool part followed by a part that is not a
+    tool part (``addStartStepPartsForAIV5``); the policies split it the same way (G12.1)."""
     blocks: list[list] = [[]]
     for i, p in enumerate(parts):
         if isinstance(p, StepStartPart):
@@ -326,7 +327,7 @@ def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
         if not any(not isinstance(p, StepStartPart) for p in parts):
             continue
         if m.role is Role.ASSISTANT:
-            msgs.extend(_substituted(evolve(m, parts=tuple(b)), outputs) for b in _blocks(parts))
+            msgs.extend(_substituted(evolve(m, parts=tuple(b)), outputs) for b in model_message_blocks(parts))
         else:
             msgs.append(_substituted(evolve(m, parts=tuple(p for p in parts if not isinstance(p, StepStartPart))), outputs))
     if msgs and msgs[0].role is not Role.USER:

@@ -22,8 +22,7 @@ from guardspec.model.jsvalues import to_string
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, BigInt, CloneError, JsObject, structured_clone
 
-from .messagelist import StepStartPart
-from .prompt import sanitized_result, sent_error_text
+from .prompt import model_message_blocks, sanitized_result, sent_error_text
 from .provider_options import AsJson, OptionsNotClassified, option_values
 from .reading import NotClassified
 from .urls import parse_url
@@ -213,20 +212,6 @@ def _tool_options(p: ToolPart) -> list[Any]:
     return [] if p.provider_metadata is None else _options(p.provider_metadata)
 
 
-def _blocks(parts: tuple) -> list[list]:
-    """An assistant message becomes a model message at each step-start and after a tool part
-    followed by another kind of part (M12)."""
-    blocks: list[list] = [[]]
-    for i, p in enumerate(parts):
-        if isinstance(p, StepStartPart):
-            blocks.append([])
-            continue
-        if i > 0 and isinstance(parts[i - 1], ToolPart) and not isinstance(p, ToolPart):
-            blocks.append([])
-        blocks[-1].append(p)
-    return [b for b in blocks if b]
-
-
 def _plain_values(p: Any) -> list[Any]:
     if isinstance(p, (TextPart, ReasoningPart)):
         return [p.text]
@@ -261,7 +246,7 @@ def prompt_text(messages: Iterable[Message]) -> str:
             continue
         if m.role is not Role.ASSISTANT:
             raise NotClassified("a message whose role is not an input role")
-        for block in _blocks(m.parts or ()):
+        for block in model_message_blocks(m.parts or ()):
             tools = [p for p in block if isinstance(p, ToolPart)]
             for p in block:
                 if not isinstance(p, ToolPart):
