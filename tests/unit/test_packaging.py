@@ -15,15 +15,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wheel(tmp: Path) -> Path:
-    subprocess.run(
+    r = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp), str(ROOT)],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert r.returncode == 0, r.stderr[-3000:]
     (wheel,) = tmp.glob("guardspec-*.whl")
     return wheel
 
 
+# Both wheel builds write setuptools' build/ in the source tree: one worker runs them, in turn.
+@pytest.mark.xdist_group("wheel")
 def test_wheel_installs_only_the_guardspec_namespace(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
@@ -37,6 +40,7 @@ def test_wheel_installs_only_the_guardspec_namespace(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("wheel")
 def test_wheel_in_a_fresh_venv_gives_the_command_and_no_top_level_model(tmp_path: Path) -> None:
     wheel = _wheel(tmp_path / "w")
     env = tmp_path / "env"

@@ -42,7 +42,7 @@ def _clause_links(x: float, y: float, clauses: tuple[str, ...] | list[str], size
     """Clause ids side by side, each a link to its coverage row."""
     out, cx = [], x
     for c in clauses:
-        out.append(f'<a href="#clause-{c}"><title>clause {c}</title>{_text(cx, y, c, size, mono=True, fill="#1a4fa0")}</a>')
+        out.append(f'<a href="#clause-{c.split(".")[0]}"><title>clause {c}</title>{_text(cx, y, c, size, mono=True, fill="#1a4fa0")}</a>')
         cx += (len(c) + 1) * size * 0.62
     return "".join(out)
 
