@@ -3,6 +3,7 @@ guardspec.properties, and a ``guardspec`` command; no generic top-level ``model`
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import venv
@@ -15,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wheel(tmp: Path) -> Path:
+    # setuptools refuses to build over a bdist tree an earlier build left in the source's build/
+    for stale in (ROOT / "build").glob("bdist.*"):
+        shutil.rmtree(stale, ignore_errors=True)
     r = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(tmp), str(ROOT)],
         capture_output=True,
