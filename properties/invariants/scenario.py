@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from guardspec.model.agent import Actor, Agent
-from guardspec.model.messages import Message, SystemMessage
+from guardspec.model.messages import Message, Role, Source, SystemMessage
 from guardspec.model.observation import Observation
 from guardspec.model.processors import AddMessages, ClearInput, RemoveByIds
 from guardspec.model.scenario import Scenario
@@ -52,11 +52,19 @@ def _reasons(o: Observation) -> str:
 
 def touches(processor: Any, mid: str) -> bool:
     """A processor that moves message ``mid`` with in-place steps (removes it, adds an entry
-    with its id, or clears the input): such a message is not "returned" (I8)."""
+    with its id, clears the input, or adds an assistant under ``response`` that may merge into
+    it): such a message is not "returned" (I8).
+
+    The merge case (M4.1, M1.1): an assistant added under ``response`` with merging on merges
+    into the latest message whatever its own id, and that message leaves memory and input.
+    Which message is latest depends on the list, so any such add counts."""
     for s in processor.steps:
         if isinstance(s, ClearInput) or (isinstance(s, RemoveByIds) and mid in s.ids):
             return True
         if isinstance(s, AddMessages) and any(isinstance(e, Message) and e.id == mid for e in s.entries):
+            return True
+        merging = isinstance(s, AddMessages) and s.source is Source.RESPONSE and s.merge is not False
+        if merging and any(isinstance(e, Message) and e.role is Role.ASSISTANT for e in s.entries):
             return True
     return False
 
