@@ -3,7 +3,7 @@
 # Mastra adapter's npm packages from its lockfile.
 #
 # The inner loop: `make unit` (no Node, no browser, nothing slow; the quick `dev` Hypothesis
-# profile) and `make check` (ruff and mypy). CI runs `make check` then `make test`.
+# profile) and `make check` (ruff, mypy, the clause check). CI runs `make check` then `make test`.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -42,7 +42,8 @@ browser:
 TYPING := build/typing
 TYPED := -p guardspec.model -p guardspec.reference -p guardspec.properties.invariants
 
-check: lint typecheck
+# Lint, format and types, then the clause check: CI runs this before the tests.
+check: lint typecheck clauses
 
 # spec/SPEC.md against reference/, the tests, the properties and the README's table, both ways.
 clauses: setup

@@ -37,7 +37,8 @@ Outcome = Union[Answered, Refused, Failed]  # noqa: UP007  (a typing.Union alias
 
 @frozen
 class AuditEvent:
-    """G15: actor (or None), resource ``agent:<id>``, action, decision, reason, detail.
+    """O2 audit: one audit event: action, decision, reason, actor (or None), resource
+    ``agent:<id>`` and detail.
 
     As Breakwater records them (G15, G12.9; Evidence: G15): ``reason`` None is an event
     without a reason (allowed decisions); ``detail`` None is an event without detail (RBAC

@@ -137,6 +137,16 @@ class LiveSystem:
     (``getSystemMessages()``), so what was added to the bucket shows in it."""
 
 
+def _edited_system(old: SystemMessage, field: str, value: Any) -> SystemMessage:
+    """M6.7 Editing a kept stored-format entry: setting one field of a system entry in place;
+    new content on a kept ``{format: 2, parts}`` entry replaces that content and the metadata
+    that lived in it, so the entry is an ordinary system message with the new content."""
+    new = evolve(old, **{field: value})
+    if field == "content" and old.stored:
+        new = evolve(new, stored=False, metadata=UNDEFINED)
+    return new
+
+
 def _first_text(m: Message, text: Any, copy: bool = False) -> Message:
     """``m`` with its first text part's text set (a text part appended when it has none): in
     place (the ``editMessage`` step), or, ``copy``, in a new part object (``{...part, text}``
@@ -259,12 +269,7 @@ def invoke(
                     "providerOptions": "provider_options",
                     "experimental_providerMetadata": "experimental_provider_metadata",
                 }[step.field]
-                new = evolve(old, **{name: step.value})
-                if name == "content" and old.stored:
-                    # a kept stored-format entry given new content is a system message with that
-                    # content (its other keys are not sent);
-                    # the metadata lived in the replaced content
-                    new = evolve(new, stored=False, metadata=UNDEFINED)
+                new = _edited_system(old, name, step.value)
                 lst = ml.set_system(lst, step.tag, step.index, new)
                 edit_in_place(new)
             elif isinstance(step, EditMessage):

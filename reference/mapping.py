@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from guardspec.model.agent import Agent
 from guardspec.model.errors import MastraError
@@ -29,8 +29,7 @@ def _marked(p: ToolPart) -> bool:
 
 
 def _unwrapped(result: Any) -> tuple[bool, Any]:
-    """M11.2 Output wrappers (Mastra's and Breakwater's ``unwrapToolOutput``, docs/mastra-measurements.md
-    k60): a result of exactly two own keys, ``type`` and ``value``, is an AI SDK output
+    """M11.2 Output wrappers (Mastra's and Breakwater's ``unwrapToolOutput``): a result of exactly two own keys, ``type`` and ``value``, is an AI SDK output
     wrapper, and the mapping is given its ``value``; an ``error-text`` or ``error-json`` one is
     not mapped at all (no cached output, no mark). Returns (skip, what the mapping is given).
     Accessors are read; a throwing one raises its error (no generator makes one, not measured)."""
@@ -40,8 +39,9 @@ def _unwrapped(result: Any) -> tuple[bool, Any]:
 
 
 def _mapped(agent: Agent, p: ToolPart) -> ToolPart:
-    """M11.3 The scenario's text mapping: the part with the mapping's output cached on it (k59: the text mapping writes
-    its input as ``JSON.stringify`` does; k60: a wrapped result gives its value)."""
+    """M11.3 The scenario's text mapping: the part with the mapping's output cached on it; the
+    text mapping writes its input as ``JSON.stringify`` does, and a wrapped result gives its
+    value (M11.2)."""
     tool = agent.client_tool(p.tool_name)
     if tool is None or tool.mapping is None or p.state is not ToolState.RESULT or _marked(p):
         return p
@@ -105,11 +105,22 @@ def map_client_outputs(agent: Agent, lst: MessageList, strict: bool) -> MessageL
 def _guarded_parts(agent: Agent, m: Message, whole: bool, recorded: frozenset[tuple[str, str, str]]) -> tuple | None:
     """G11.1 Which results are mapped: every result part of a message a processor added or
     changed, or of one memory does not hold (``whole``); of a memory+input message only the
-    caller's outcome parts the recorder saw, so a stored result on it is sent as stored (G11.2)."""
-    return tuple(
-        _mapped(agent, p) if isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded) else p
-        for p in m.parts or ()
-    )
+    caller's outcome parts (G11.2)."""
+    return tuple(_guard_mapped(agent, p) if _caller_outcome(p, m, whole, recorded) else p for p in m.parts or ())
+
+
+def _caller_outcome(p: Any, m: Message, whole: bool, recorded: frozenset[tuple[str, str, str]]) -> TypeGuard[ToolPart]:
+    """G11.2 A stored result on a carrier is sent as stored: on a memory+input message only the
+    outcome parts the recorder saw from the caller are mapped; a historical result stored on it
+    is left alone, and nothing maps it later."""
+    return isinstance(p, ToolPart) and (whole or (m.id, p.tool_call_id, p.state.value) in recorded)
+
+
+def _guard_mapped(agent: Agent, p: ToolPart) -> ToolPart:
+    """G11.4 Wrappers and the text mapping: the guard unwraps a result as M11.2 says and maps
+    it with the scenario's mapping as M11.3 says; a throw is the guard's mapping error (G11.5),
+    where raw Mastra would send the result unmapped (M11.1)."""
+    return _mapped(agent, p)
 
 
 def _read_again(m: Message, sources: frozenset, added_ids: frozenset[str]) -> bool:

@@ -97,16 +97,21 @@ def _empty_text(p: Any) -> bool:
     return isinstance(p, TextPart) and isinstance(p.text, str) and p.text.strip() == ""
 
 
+def _user_parts(parts: Sequence[Any]) -> tuple:
+    """M12.4 User messages: AI SDK ``convertToModelMessages`` sends only a user message's text
+    and file parts (a reasoning or tool part is not sent), so a user message left with nothing
+    else is not sent at all."""
+    return tuple(p for p in parts if type(p) in (TextPart, FilePart))
+
+
 def _sent_parts(m: Message) -> list:
     """M12.3 Which tool parts are sent: ``sanitizeV5UIMessages`` (prompt mode): tool calls that are not complete (``call``,
     ``partial-call``, approval states) are not sent; empty text parts are dropped from user
-    messages, and from other messages that hold anything else. AI SDK ``convertToModelMessages``
-    sends only the text and file parts of a user message (measured: a user message's reasoning
-    part is not sent, and a user message holding only reasoning is not sent at all,
-    docs/mastra-measurements.md §k)."""
+    messages, and from other messages that hold anything else; of a user message only what
+    M12.4 sends."""
     parts = m.parts or ()
     if m.role is Role.USER:
-        parts = tuple(p for p in parts if type(p) in (TextPart, FilePart))
+        parts = _user_parts(parts)
     others = any(not _empty_text(p) for p in parts)
     out = []
     for p in parts:

@@ -93,22 +93,36 @@ def base64_text(payload: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _string_data(data: Any) -> Any:
+    """G12.7 Array and URL data: ``text/*`` data that is an array is read as ``String`` of it
+    (its elements joined by commas, as the model receives it), then as string data; an array
+    ``String`` throws on is not classified."""
+    if not isinstance(data, tuple):
+        return data
+    try:
+        return to_string(data)
+    except (MastraError, TypeError):
+        raise NotClassified("file data is not a string or URL") from None
+
+
+def _url_text(data: str, scheme: str) -> str:
+    """G12.7 Array and URL data: data that parses as a URL (a data URI apart) is read as the
+    URL's text, ``url.toString()``: C0 controls and spaces stripped from its ends, tabs and
+    newlines removed, the scheme lower-cased. A special scheme's host and path are not
+    normalised here: the scenarios' URLs already are."""
+    text = data.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
+    return scheme + text[len(scheme) :]
+
+
 def media_values(p: FilePart | ImagePart) -> list[Any]:
     """G12.6 File parts: a file (or image) part: its media type, and for a ``text/*`` media type
     (any case) its data: a URL (any string ``new URL`` accepts, a data URL apart) as the
     string, anything else as the base64 Mastra's conversion
     wraps it in (``data:<type>;base64,<data>``), decoded (``base64_text``); a data URI is read
     as its payload (the text after the first comma) under the part's own media type, its own
-    type never read (Mastra's rewrite). An array is read as ``String(array)``. Other
+    type never read (Mastra's rewrite). An array and a URL are read as G12.7 says. Other
     data that is not a string (an object, a number) is not classified. Other media types read their type only."""
-    data, media = p.data, p.media_type
-    if isinstance(data, tuple):
-        # M12 k18: an array reaches the policies as ``String(data)`` (its elements joined by
-        # commas), as the model receives it
-        try:
-            data = to_string(data)
-        except (MastraError, TypeError):
-            raise NotClassified("file data is not a string or URL") from None
+    data, media = _string_data(p.data), p.media_type
     if not isinstance(data, str) or not isinstance(media, str):
         raise NotClassified("file data is not a string or URL")
     values: list[Any] = [media]
@@ -117,15 +131,10 @@ def media_values(p: FilePart | ImagePart) -> list[Any]:
     url = parse_url(data)
     if url is not None and url.scheme != "data":
         if media.lower().startswith("text/"):
-            # ``url.toString()``: the text ``new URL`` parsed (C0 controls and spaces stripped
-            # from its ends, tabs and newlines removed), the scheme lower-cased; a special
-            # scheme's host and path are not normalised here (the scenarios' URLs already are)
-            text = data.strip("".join(chr(c) for c in range(0x21))).replace("\t", "").replace("\n", "").replace("\r", "")
-            values.append(url.scheme + text[len(url.scheme) :])
+            values.append(_url_text(data, url.scheme))
         return values
-    # M12 k44: Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>``
-    # before the policies read it, so the URI's own media type is never read
-    # .
+    # Mastra rewrites a data URI as ``data:<the part's media type>;base64,<payload>`` before
+    # the policies read it, so the URI's own media type is never read (M12.8)
     payload = (data.partition(",")[2] if data.lower().startswith("data:") else data).split(",")[0]
     url_media = media.split(";")[0]
     if url_media != media:

@@ -28,6 +28,9 @@ from guardspec.model.values import (
 
 
 def _part_key(p: Part) -> tuple:
+    """G9.3 Key order in a merged tool part: a part's fingerprint lists its keys in their order,
+    so a merged error holding an approval (``approval`` before ``errorText``, M4.3) differs
+    from a literal part with the same values written the other way round."""
     if isinstance(p, TextPart):
         return ("text", fv(p.text), fv(p.provider_options), p.created_at)
     if isinstance(p, ToolPart):

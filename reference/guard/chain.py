@@ -8,6 +8,7 @@ from collections import Counter
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
+from guardspec.model.fast import evolve
 from guardspec.model.messages import Message, Source, ToolPart
 from guardspec.model.observation import AuditEvent
 
@@ -98,6 +99,19 @@ def _received(lst: MessageList) -> tuple[tuple[Message, ...], tuple]:
     return lst.all(), lst.untagged
 
 
+def _left_by_memory(lst: MessageList, recorded: frozenset[tuple[str, str, str]]) -> tuple[str, ...]:
+    """G13.2 Refusals after the processors: the carriers the memory processors left, taken
+    before any application processor runs; a refusal by the input-assets gate, the mapping or
+    the policies removes them all, besides what G13 names, moved or not."""
+    return remembered_outcome_ids(lst, recorded)
+
+
+def _with_read(stopped: GuardedChain, text: str) -> GuardedChain:
+    """O8 read: once the policies have run, what they read is observed, on a denial or an
+    evaluation failure as on an allowed call; a refusal before the policy engine has none."""
+    return evolve(stopped, read=text)
+
+
 def guarded_chain(
     agent: Agent,
     actor: Actor | None,
@@ -140,7 +154,7 @@ def guarded_chain(
         lst = preparation.load_history(lst, stored)
         if trace:
             trace.stage("memory processors", lst)
-    all_carriers = remembered_outcome_ids(lst, recorded)
+    all_carriers = _left_by_memory(lst, recorded)
     call_context = frozenset(fingerprint(s.message) for s in lst.slots if s.sources == CONTEXT_ONLY)
 
     for proc in agent.processors:
@@ -204,14 +218,12 @@ def guarded_chain(
     verdict = evaluate(agent.policies, text)
     if isinstance(verdict, PolicyDenied):
         audit.append(event(agent, actor, "agent.input.policy", "denied", "policy denied", {"policy": verdict.policy, "channel": "answer"}))
-        g = stop(lst, f"policy '{verdict.policy}' denied the input", POLICY_ENGINE, None, all_carriers)
-        return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
+        return _with_read(stop(lst, f"policy '{verdict.policy}' denied the input", POLICY_ENGINE, None, all_carriers), text)
     if isinstance(verdict, PolicyFailed):
         audit.append(
             event(agent, actor, "agent.input.policy", "error", "policy evaluation failed", {"policy": verdict.policy, "channel": "answer"})
         )
-        g = stop(lst, "policy evaluation failed", POLICY_ENGINE, None, all_carriers)
-        return GuardedChain(g.list, g.refusal, g.audit, text, g.record)
+        return _with_read(stop(lst, "policy evaluation failed", POLICY_ENGINE, None, all_carriers), text)
     assert isinstance(verdict, PolicyAllowed)
     audit.append(event(agent, actor, "agent.input.policy", "allowed", None, {"evaluated": verdict.evaluated}))
     if not whole_list:

@@ -93,14 +93,19 @@ def additions_after(before: Counter, lst: MessageList, carriers: tuple[str, ...]
     return adds
 
 
+def _text_alone(e: SystemMessage) -> bool:
+    """G8.2 A stored-format system message is not text alone: a ``{format: 2, parts}`` content
+    kept in a bucket (by ``replaceAllSystemMessages``, a returned ``systemMessages`` or a step)
+    fails the processor whatever its parts hold; any other entry is read as G8.1 says."""
+    return not e.stored and readable_system(e)
+
+
 def unreadable(changed: list[Entry]) -> bool:
     """G8 Readable additions: a system message a processor adds or changes holds text alone in
     own data properties, and everything it adds or changes (pure call input included)
-    survives structuredClone; otherwise the processor fails (G6). A stored-format system message
-    (``{format: 2, parts}`` content, kept by ``replaceAllSystemMessages``) is not text alone
-    (Breakwater's ``readSystemMessage``)."""
+    survives structuredClone; otherwise the processor fails (G6)."""
     for e in changed:
-        if isinstance(e, SystemMessage) and (e.stored or not readable_system(e)):
+        if isinstance(e, SystemMessage) and not _text_alone(e):
             return True
         if not clonable_entry(e):
             return True

@@ -4,8 +4,9 @@ Everything is read from the checkout itself, so nothing here can drift from it:
 
 - a clause is a bullet of ``spec/SPEC.md`` that starts with its bold id and title
   (``- **G13 Refusal removal.** ...``); a sub-clause is such a bullet nested under its parent;
-- a function or class of ``reference/`` implements the one clause its docstring starts with
-  (``M12.3 Asset downloads: ...``): its *primary* clause;
+- a function or class of ``reference/`` or ``model/`` implements the one clause its docstring
+  starts with (``M12.3 Asset downloads: ...``): its *primary* clause; a module whose docstring
+  starts with a clause id implements that clause as a whole (``model/jsvalues.py``, M14);
 - a test covers the clause its file or function name starts with (``test_g13_...``) and the
   clauses the first line of its docstring starts with (``M12.3, G16.1: ...``);
 - a property (a public function of ``properties/invariants/``) covers every clause its
@@ -148,16 +149,21 @@ def _sources(root: Path, folder: str) -> Iterable[tuple[str, Path, ast.Module]]:
         yield ".".join(path.relative_to(root).with_suffix("").parts), path, ast.parse(path.read_text())
 
 
+IMPLEMENTING = ("reference", "model")
+
+
 def implementations(root: Path) -> dict[str, list[str]]:
-    """clause → the ``module.function`` of ``reference/`` whose docstring names it first."""
+    """clause → the ``module.function`` of ``reference/`` or ``model/`` whose docstring names
+    it first (a module itself, by its own docstring)."""
     known = _known(root)
     out: dict[str, list[str]] = {}
-    for mod, _, tree in _sources(root, "reference"):
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                ids = primary(ast.get_docstring(node))
-                if ids and ids[0] in known:
-                    out.setdefault(ids[0], []).append(f"{mod}.{node.name}")
+    for folder in IMPLEMENTING:
+        for mod, _, tree in _sources(root, folder):
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Module)):
+                    ids = primary(ast.get_docstring(node))
+                    if ids and ids[0] in known:
+                        out.setdefault(ids[0], []).append(mod if isinstance(node, ast.Module) else f"{mod}.{node.name}")
     return out
 
 
@@ -228,7 +234,7 @@ def table(root: Path) -> str:
     def cell(xs: list[str], limit: int) -> str:
         if not xs:
             return "—"
-        shown = ", ".join(f"`{x.rsplit('.', 1)[-1] if x.startswith('reference') else x}`" for x in xs[:limit])
+        shown = ", ".join(f"`{x.rsplit('.', 1)[-1] if x.startswith(IMPLEMENTING) else x}`" for x in xs[:limit])
         return shown + (f" (+{len(xs) - limit})" if len(xs) > limit else "")
 
     lines = ["| clause | title | sub | implemented in | tests | properties |", "|---|---|---|---|---|---|"]
@@ -276,7 +282,7 @@ def problems(root: Path) -> list[str]:
     for c in spec.values():
         kind = c.id[0]
         if kind in "MGO" and c.id not in impl:
-            out.append(f"{c.id} {c.title}: no function of reference/ names it first")
+            out.append(f"{c.id} {c.title}: no function of reference/ or model/ names it first")
         if kind == "I" and c.id not in props:
             out.append(f"{c.id} {c.title}: no property of properties/invariants/ cites it")
         if kind == "S":
