@@ -41,8 +41,7 @@ def received_data(data: Any) -> Any:
     text = file_data_string(data)
     if text.startswith("data:"):
         # a data URI: the AI SDK reads its payload, the text after the first comma (measured:
-        # ``data:text/plain;base64,aGk=`` → ``"aGk="``, ``data:text/plain,hello`` → ``"hello"``,
-        # docs/mastra-measurements.md §k k44)
+        # ``data:text/plain;base64,aGk=`` → ``"aGk="``, ``data:text/plain,hello`` → ``"hello"``)
         return text.split(",", 1)[1] if "," in text else ""
     if text.startswith("file-") or SCHEME.match(text):
         return data
@@ -78,10 +77,10 @@ def download_failure(sent: tuple) -> str | None:
     (``file_data_string``: null data gives ``undefined``) and fetched, which fails when it is not base64 (WHATWG forgiving-base64 after
     percent-decoding: ``note-00``, ``aGk==``, ``[object Object]``, ``2`` fail; ``aGk``,
     ``aGk=``, ``aG k=``, ``aGk%3D``, ``""`` pass; an assistant message's file is not
-    downloaded). Measured: docs/mastra-measurements.md §k. Returns the redacted URL Mastra
+    downloaded; measured). Returns the redacted URL Mastra
     names (``null<mediaType>;base64,<data>``), None when every download succeeds. A data URI
-    is fetched as ``data:<mediaType>;base64,<its payload>``; any other URL fails (k44,
-    ``redacted_url``); a provider file id (none generated), or an array holding a symbol
+    is fetched as ``data:<mediaType>;base64,<its payload>``; any other URL fails
+    (``redacted_url``); a provider file id (none generated), or an array holding a symbol
     (``String`` throws; not modelled), is left alone.
 
     The downloads run concurrently (``p-map``) and the call fails with the first to fail in
@@ -109,7 +108,7 @@ def download_failure(sent: tuple) -> str | None:
             if isinstance(p.data, str) and not data.startswith("data:") and SCHEME.match(data):
                 # (only string data is read as a URL: an array naming one is wrapped as base64
                 # data, measured)
-                # k44: any other URL is fetched, and the fetch fails: an http(s) URL's host
+                # any other URL is fetched, and the fetch fails: an http(s) URL's host
                 # does not resolve (the generators name hosts under the reserved ``.example``
                 # TLD, RFC 6761, and the campaigns run offline), other schemes (``ftp:``,
                 # ``note:``) are not fetchable; Mastra names the URL's origin and path
@@ -117,12 +116,12 @@ def download_failure(sent: tuple) -> str | None:
                 continue
             if data.startswith("data:") and "," not in data:
                 # a data URI without a comma is fetched as it is and fails; Mastra names it by
-                # its path, the text after ``data:`` (measured, k56: ``data:text/plain;base64``
+                # its path, the text after ``data:`` (measured: ``data:text/plain;base64``
                 # → ``nulltext/plain;base64``; not generated)
                 failing.append((position + 1.5, position, "null" + re.split(r"[?#]", data[5:])[0]))
                 continue
             if data.startswith("data:"):
-                # k44: a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
+                # a data URI is fetched as ``data:<mediaType>;base64,<its payload>``
                 data = data.split(",", 1)[1]
             if not _forgiving_base64(_percent_decoded(data)):
                 failing.append((position + 1.5, position, f"null{p.media_type};base64,{data}"))

@@ -29,8 +29,7 @@ def error_message(lst: MessageList) -> Message:
 def response_date(lst: MessageList) -> int:
     """M12.12 The reply: a response message Mastra makes is dated by the list like a string input: the
     clock, or one past the createdAt watermark when that is not behind it (measured: two
-    string inputs dated ``now`` and ``now + 1`` come before the reply,
-    docs/mastra-measurements.md §k)."""
+    string inputs dated ``now`` and ``now + 1`` come before the reply)."""
     return lst.clock if lst.watermark is None or lst.clock > lst.watermark else lst.watermark + 1
 
 
@@ -57,7 +56,7 @@ def spread_metadata(v: Any) -> Any:
     made plain), a string's characters and an array's elements by index; ``null``, a number,
     a boolean, a bigint, a symbol or a function spread nothing, and metadata left empty is none
     (the adapter reports ``{}`` as none). A throwing getter never gets here: the prompt
-    conversion throws at it first (k47, ``_spread_prompt_metadata``)."""
+    conversion throws at it first (``_spread_prompt_metadata``)."""
     if v is UNDEFINED:
         return v
     out = JsObject()
@@ -84,8 +83,8 @@ def stamp_merged_reply(before: MessageList, lst: MessageList) -> MessageList:
 
 
 def readd_earlier_responses(before: MessageList, lst: MessageList) -> MessageList:
-    """M12.13 Earlier responses are added again: ``generate()`` and ``stream()`` (measured, docs/mastra-measurements.md §j, and §k
-    for generate): after the reply, the response messages that were on the list before the
+    """M12.13 Earlier responses are added again: ``generate()`` and ``stream()`` (measured on
+    both): after the reply, the response messages that were on the list before the
     model step are added again as ``response`` (merge on), so an earlier response message's
     parts merge into the reply message when that is the latest assistant message (measured:
     reply parts ``["reply-0", "added"]`` on both loops, with and without memory)."""

@@ -31,7 +31,7 @@ def stored_model_outputs(lst: MessageList) -> dict:
     order, each tool part in the ``result`` state with a cached model output
     (``providerMetadata.mastra.modelOutput``, not null; ``reading.cached_output``) sets the
     output of its toolCallId, a later one replacing an earlier one (a ``Map`` keyed by
-    toolCallId). Measured, docs/mastra-measurements.md §k k49."""
+    toolCallId). Measured."""
     out: dict = {}
     for m in lst.all():
         for p in m.parts or ():
@@ -43,8 +43,8 @@ def stored_model_outputs(lst: MessageList) -> dict:
 
 
 def sanitized_result(v: Any) -> Any:
-    """M12 (Mastra's UI-message sanitizing before the AI SDK's conversion, measured in
-    docs/mastra-measurements.md §k k60): a result that is an object holding ``value`` (an
+    """M12 (Mastra's UI-message sanitizing before the AI SDK's conversion, measured): a
+    result that is an object holding ``value`` (an
     output wrapper ``{type, value}``, or any object with that key) is sent as that value,
     unless it is a content output (``type`` ``'content'`` and an array ``value``); anything
     else as it is. The AI SDK then sends a string as the text output and the rest as JSON
@@ -61,10 +61,10 @@ def sanitized_result(v: Any) -> Any:
 
 def _substituted(m: Message, outputs: dict) -> Message:
     """M12.7 Cached outputs by toolCallId: a sent message's tool results as the model receives them: an ``output-denied``
-    call as a result holding the approval's reason (§j); then every tool result of a
+    call as a result holding the approval's reason; then every tool result of a
     toolCallId that has a stored model output (``stored_model_outputs``: the last cached output
     of that id on the list, whichever part held it), an ``output-error`` or a denied one too,
-    is sent as a result with that output (measured, docs/mastra-measurements.md §k k49: a
+    is sent as a result with that output (measured: a
     result's own cached output is not used when a later result of the same id has another, an
     ``output-error`` part's cached output is not used at all). Any other result is sent as
     ``sanitized_result`` makes it."""
@@ -157,8 +157,7 @@ def _check_system_elements(s: SystemMessage) -> None:
     ``undefined`` element throws ``TypeError: Cannot read properties of null (reading
     'type')`` (``of undefined``), before the model is called; other elements that are no part
     (``3``, ``'x'``) are passed over. generate and stream reject with that TypeError as it is,
-    the durable loop reports it and saves the turn with an error response (measured,
-    docs/mastra-measurements.md §k k48)."""
+    the durable loop reports it and saves the turn with an error response (measured)."""
     c = s.content
     if s.stored or not isinstance(c, tuple):
         return
@@ -172,8 +171,8 @@ def _system_text_part(x: Any) -> TextPart | None:
     part (``part.type === 'text'``): a text part, or a plain value with ``type: "text"`` that a
     processor wrote there (``editSystem``; measured: ``[{type: 'text', text: 'note-05',
     providerOptions: {openai: …}}, {type: 'text', text: 'note-06'}]`` is sent as
-    ``note-05note-06`` with those providerOptions, a ``text: 5`` throws k27's TypeError;
-    docs/mastra-measurements.md §k k48)."""
+    ``note-05note-06`` with those providerOptions, a ``text: 5`` throws the
+    TypeError of M12.9)."""
     if isinstance(x, TextPart):
         return x
     if isinstance(x, JsObject) and read(x.get("type")) == "text":
@@ -183,9 +182,9 @@ def _system_text_part(x: Any) -> TextPart | None:
 
 def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     """M12.2 System entries as sent: a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
-    measured: docs/mastra-measurements.md §k, probe ``k-system-prompt``): string
+    measured): string
     content as it is; array content becomes the concatenation (no separator) of its text
-    parts (a getter's value, k17; null and undefined as ``""``; any other value that is not a
+    parts (a getter's value; null and undefined as ``""``; any other value that is not a
     string throws ``TypeError: p.text?.trim is not a function``), other part kinds ignored, and an entry without text parts is not sent; any other
     content (a kept stored-format message, no content, another value) is not sent.
     ``providerOptions`` are the message's own when not null, else its
@@ -227,8 +226,7 @@ def sent_error_text(v: Any) -> Any:
     ``errorText || ""``, then the AI SDK's ``getErrorMessage``: a string as it is, any other
     value as ``JSON.stringify`` writes it (undefined, so no text, for a function or a symbol).
     A value ``JSON.stringify`` throws on (a bigint, a throwing getter) fails the prompt's
-    conversion before the model is called (``MessageTextError``; measured,
-    docs/mastra-measurements.md §k k58)."""
+    conversion before the model is called (``MessageTextError``; measured)."""
     if falsy(v):
         return ""
     if isinstance(v, str):
@@ -244,8 +242,7 @@ def sent_part(p: Any) -> Any:
     """M12.5 What never reaches the prompt: what of a part reaches the prompt: a stored-format text part's ``providerOptions``
     never do (only a part's ``providerMetadata`` is read, and the model's parts carry none;
     measured for null, an unknown namespace and ``openai``), nor a tool call's ``approval``
-    (the prompt's tool-call/tool-result parts have no such field) (docs/mastra-measurements.md
-    §k). A tool result is sent as the model output the AI SDK makes of it: a string as the
+    (the prompt's tool-call/tool-result parts have no such field). A tool result is sent as the model output the AI SDK makes of it: a string as the
     text output ``{type: 'text', value}``, undefined as the JSON output ``null``; an error's
     text as ``sent_error_text`` makes it."""
     if isinstance(p, TextPart) and p.provider_options is not UNDEFINED:
@@ -269,7 +266,7 @@ def sent_part(p: Any) -> Any:
 
 def _sent_message(m: Message) -> Message:
     """M12: a prompt message is ``{role, content}``: its parts as ``sent_part`` sends them and
-    no metadata (probe ``k-message-metadata-prompt``: the message's ``content.metadata`` never
+    no metadata (measured: the message's ``content.metadata`` never
     reaches the prompt, whatever its role or value)."""
     if m.metadata is not UNDEFINED:
         m = evolve(m, metadata=UNDEFINED)
@@ -300,8 +297,8 @@ def _spread_prompt_metadata(m: Message) -> None:
     """M12 the prompt conversion (``AIV5Adapter.toUIMessage``) first spreads every message's
     metadata, ``{...metadata || {}}``, whatever its role and parts: a getter that throws there
     fails the call before the model is called, with the getter's error (generate/stream wrap it
-    as ``AGENT_*_FAILED``, the durable loop reports ``Error: getter <name> throws``; measured,
-    docs/mastra-measurements.md §k k47). Other metadata spreads without error."""
+    as ``AGENT_*_FAILED``, the durable loop reports ``Error: getter <name> throws``; measured).
+    Other metadata spreads without error."""
     md = m.metadata
     if isinstance(md, JsObject):
         for _, v in md.props:
@@ -311,8 +308,8 @@ def _spread_prompt_metadata(m: Message) -> None:
 
 def prompt(lst: MessageList) -> tuple[PromptEntry, ...]:
     """M12.1 Prompt order and the leading user message: all system messages (M6 order, as ``system_prompt_entry`` sends them), then every
-    non-system message in list (createdAt) order as Mastra's prompt conversion sends it
-    (docs/mastra-measurements.md §j, §k): pending tool calls are not sent, a message left with
+    non-system message in list (createdAt) order as Mastra's prompt conversion sends it:
+    pending tool calls are not sent, a message left with
     nothing is not sent, an assistant message is split at step boundaries, part providerOptions
     and message metadata are not sent, and when the first non-system message is not a user message a user message
     "." comes first. A tool result whose toolCallId has a cached output on the list is sent

@@ -1,5 +1,5 @@
 """G12 What the input policies read: the caller's messages and a processor's additions rendered
-as the prompt Breakwater converts them to (docs/breakwater-measurements.md §7-§9).
+as the prompt Breakwater converts them to.
 
 Breakwater reads a message through Mastra's prompt conversion (the AI SDK v5 model messages)
 and takes values from each prompt part; the values are joined by newlines, a string as it is,
@@ -206,12 +206,12 @@ def output_values(out: Any) -> list[Any]:
 def _converted_output(p: ToolPart) -> Any:
     """M12.6 Tool outcomes as model outputs: Mastra's conversion of a sent tool part's outcome into a model output."""
     if p.state is ToolState.OUTPUT_ERROR:
-        # k58: ``errorText || ""``, then the AI SDK's error message (a falsy value reads nothing)
+        # ``errorText || ""``, then the AI SDK's error message (a falsy value reads nothing)
         return JsObject((("type", "error-text"), ("value", sent_error_text(p.error_text))))
     if p.state is ToolState.OUTPUT_DENIED:
         reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
         return JsObject((("type", "text"), ("value", DENIED if reason is None or reason is UNDEFINED else reason)))
-    r = sanitized_result(p.result)  # k60: a stored output replaces this one later, unsanitized
+    r = sanitized_result(p.result)  # a stored output replaces this one later, unsanitized
     if isinstance(r, str):
         return JsObject((("type", "text"), ("value", r)))
     return JsObject((("type", "json"), ("value", None if r is UNDEFINED else r)))

@@ -53,8 +53,8 @@ def _is_record(v: Any) -> bool:
 
 
 def option_values(options: Any) -> list[AsJson]:
-    """G12.5 Provider options: a closed table, read (docs/breakwater-measurements.md
-    §7): ``undefined`` reads nothing; options that are not an object (``null`` included), a
+    """G12.5 Provider options: a closed table, read:
+    ``undefined`` reads nothing; options that are not an object (``null`` included), a
     namespace whose value is not an object, a refused namespace (``openaiCompatible``) or a
     refused key (``anthropic.title``/``context``, ``openrouter.filename``/``annotations``)
     raise ``OptionsNotClassified``; ``anthropic.citations`` and

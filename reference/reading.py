@@ -71,10 +71,10 @@ def fingerprint(entry: Message | SystemMessage) -> tuple:
 
 def compute_fingerprint(entry: Message | SystemMessage) -> tuple:
     """G9 Fingerprint: of a message its id, role and content (parts, part stamps, metadata and
-    the legacy ``toolInvocations`` mirror a merge leaves, docs/breakwater-measurements.md §14,
+    the legacy ``toolInvocations`` mirror a merge leaves
     included, and the key order of a tool invocation holding both an approval and an error
     text: Breakwater's fingerprint lists own keys in order, and Mastra's merge puts approval
-    first, a literal errorText first, §18); of a system message its content, providerOptions and
+    first, a literal errorText first, G9.3); of a system message its content, providerOptions and
     experimental_providerMetadata. Undefined properties count as missing; accessors and
     functions count by identity and are never called."""
     if isinstance(entry, SystemMessage):

@@ -137,7 +137,7 @@ def parse_url(text: str) -> Url | None:
 
 def redacted_url(text: str) -> str:
     """M12 assets: the URL a failed download names, ``url.origin + url.pathname`` (Mastra's
-    ``redactUrlForLog``: credentials, query and fragment left out; measured, k44:
+    ``redactUrlForLog``: credentials, query and fragment left out; measured:
     ``https://u:p@assets.example/d.png?x=1#f`` → ``https://assets.example/d.png``,
     ``ftp://assets.example/e.txt`` as is, ``note: see the file`` → ``null see the file``).
     WHATWG origins: a special scheme's is ``scheme://host[:port]`` (default port left out),

@@ -174,7 +174,7 @@ def policy_engine_output_return(lst: MessageList) -> MessageList:
     were (the stamps come after saving there, ``model_step.stamp_merged_reply``). The durable
     loop hands this step a list rebuilt from its workflow state, so a stale source reference (a
     message object a cleared source left in another set, M5) is gone: the checker names only
-    the sources of the messages on the list (measured, §21)."""
+    the sources of the messages on the list (measured)."""
     check = ml.checker(evolve(lst, detached=()))
     for m in lst.view(Source.RESPONSE):
         lst = ml.remove_by_ids(lst, [m.id])

@@ -124,7 +124,7 @@ def _converts(m: Message) -> bool:
     structuredClone, no text part holds a value other than a string, null or undefined
     (the conversion calls ``trim`` on it; measured), and no assistant ``output-error`` part has
     an ``errorText`` that ``JSON.stringify`` throws on (a bigint: the conversion writes the
-    error's message, M12 k58; measured)."""
+    error's message, M12; measured)."""
     if not clonable_entry(m):
         return False
     for p in m.parts or ():

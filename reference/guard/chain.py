@@ -69,8 +69,8 @@ class GuardedChain:
 def event(agent: Agent, actor: Actor | None, action: str, decision: str, reason: str | None, detail: dict | None = None) -> AuditEvent:
     """G15 Audit hygiene: every event carries the actor Breakwater reads from the request
     context (or null), resource ``agent:<id>``, the decision, and the reason of a denial or an
-    error, and never thrown-error text, evaluator reasons or message text. Breakwater's shapes
-    (docs/breakwater-measurements.md §1): an allowed event has no reason; RBAC events and the
+    error, and never thrown-error text, evaluator reasons or message text. Breakwater's shapes:
+    an allowed event has no reason; RBAC events and the
     unclassified-content error have no detail; detail values are strings or lists of them."""
     items = None if detail is None else tuple(sorted(detail.items()))
     return AuditEvent(action, decision, reason, request_actor(actor), f"agent:{agent.id}", items)

@@ -23,7 +23,7 @@ def caller_messages(lst: MessageList, recorded: frozenset[tuple[str, str, str]],
     processor adds is the caller's; on the durable loop it receives the input view."""
     out: list[Message] = []
     # memory and input as the source checker names them, by id: a message whose id memory
-    # holds off the list (k54's stale member) is remembered
+    # holds off the list (a stale member) is remembered
     remembered, inputs = ml.source_ids(lst, Source.MEMORY), ml.source_ids(lst, Source.INPUT)
     for s in _engine_receives(lst, whole_list):
         m = s.message
