@@ -189,6 +189,18 @@ def _put(store: ThreadStore, thread: Thread, rows: dict, place: dict) -> ThreadS
     return store.put(evolve(thread, messages=msgs))
 
 
+def _line_value(v: Any) -> str:
+    """M13.8 The title transcript: a result or args value in a line, cut to 200 characters: a
+    string as it is, anything else as ``JSON.stringify`` writes it. A bigint makes
+    ``JSON.stringify`` throw, and undefined, a function or a symbol give no text to cut, which
+    throws too: either way the title generation fails and no title is made (M13.9)."""
+    if isinstance(v, str):
+        return v[:200]
+    if json_round_trip(v) is UNDEFINED:
+        raise MastraError("TypeError", "Cannot read properties of undefined (reading 'slice')")
+    return to_json_text(v)[:200]
+
+
 def _title_lines(m: Message) -> list[str]:
     """M13.8 The title transcript: one line per part (``Role: text``, ``Tool Result <name>: ...``
     cut to 200 characters, ``Tool Call <name>: <args>`` for approval states, ``Reasoning: ...``);
@@ -223,14 +235,9 @@ def _title_lines(m: Message) -> list[str]:
                 else:
                     reason = p.approval.get("reason") if isinstance(p.approval, JsObject) else UNDEFINED
                     v = reason if isinstance(reason, str) and reason else "Tool call was not approved by the user"
-                # ``JSON.stringify``: a bigint in the result throws, and the title generation
-                # with it: no title
-                if not isinstance(v, str):
-                    json_round_trip(v)
-                r = v if isinstance(v, str) else to_json_text(v)
-                lines.append(f"Tool Result {p.tool_name}: {(r or '')[:200]}")
+                lines.append(f"Tool Result {p.tool_name}: {_line_value(v)}")
             elif p.state in (ToolState.APPROVAL_REQUESTED, ToolState.APPROVAL_RESPONDED):
-                lines.append(f"Tool Call {p.tool_name}: {(to_json_text(p.args) or '')[:200]}")
+                lines.append(f"Tool Call {p.tool_name}: {_line_value(p.args)}")
         elif isinstance(p, ReasoningPart) and not isinstance(p, StepStartPart) and p.text:
             lines.append(f"Reasoning: {p.text}")
     return lines
@@ -253,10 +260,12 @@ def transcript(lst: MessageList, thread_id: str) -> str | None:
 def entitle(store: ThreadStore, thread_id: str, resource: str | None, lst: MessageList) -> ThreadStore:
     """M13.9 Title generation: a title is made when the thread has none, from every message of the
     thread on the list, trimmed; the scripted title model answers with the transcript itself.
+    Without a resource id no title is made (only the durable loop gets this far without one,
+    M7.1).
 
     Evidence: M13.9"""
     thread = store.get(thread_id) or Thread(thread_id, resource)
-    if thread.title:
+    if thread.title or resource is None:
         return store
     try:
         text = transcript(lst, thread_id)

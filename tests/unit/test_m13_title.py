@@ -143,3 +143,57 @@ def test_a_symbol_text_leaves_the_thread_without_title():
     # the same run with text Symbol(s): the call fails (M12.9) and the thread gets no title
     o = observe_with_memory("durable", ["hi", message("c01", "user", 5, [{"type": "text", "text": {"$symbol": "s"}}])], title=True)
     assert o["outcome"]["kind"] == "failed" and o["title"] == ""
+
+
+def _tool_part(state, **values):
+    return {"type": "tool-invocation", "toolCallId": "tc1", "toolName": "plain", "state": state, **values}
+
+
+# adapter runs (durable, titles on, caller ["hi", c01 [text, <tool part>]]): a line whose value
+# JSON.stringify writes as undefined, or cannot write, leaves the thread without a title
+# evidence: M13.8
+@pytest.mark.parametrize(
+    "part",
+    [
+        _tool_part("result"),
+        _tool_part("result", result=FUNCTION),
+        _tool_part("result", result={"$symbol": "s"}),
+        _tool_part("result", result=BIGINT_5),
+        _tool_part("output-error", errorText=UNDEFINED_JSON),
+        _tool_part("approval-requested", approval={"id": "ap1"}),
+        _tool_part("approval-requested", args=FUNCTION, approval={"id": "ap1"}),
+    ],
+)
+def test_a_line_value_json_cannot_write_leaves_the_thread_without_title(part):
+    """M13.8: a result or args value JSON writes as undefined, or cannot write, fails the title generation."""
+    msgs = ["hi", message("c01", "assistant", 5, [NOTE_PART, part])]
+    o = observe_with_memory("durable", msgs, processors=[{"id": "p1", "steps": [], "end": {"tripwire": "reason-4"}}], title=True)
+    assert o["outcome"]["kind"] == "refused" and o["title"] == ""
+
+
+# evidence: M13.8
+@pytest.mark.parametrize(
+    "part, line",
+    [
+        (_tool_part("result", result=None), "Tool Result plain: null"),
+        (_tool_part("result", result={"a": UNDEFINED_JSON}), "Tool Result plain: {}"),
+        (_tool_part("approval-requested", args={"q": "x"}, approval={"id": "ap1"}), 'Tool Call plain: {"q":"x"}'),
+    ],
+)
+def test_a_line_value_json_writes_is_shown(part, line):
+    """M13.8: null, and an object whose undefined property JSON leaves out, give their JSON."""
+    msgs = ["hi", message("c01", "assistant", 5, [NOTE_PART, part])]
+    o = observe_with_memory("durable", msgs, processors=[{"id": "p1", "steps": [], "end": {"tripwire": "reason-4"}}], title=True)
+    assert o["title"].split("\n")[:3] == ["Assistant: note-09", line, "User: hi"]
+
+
+# adapter runs: durable, thread t1 with an empty resource, titles on
+# evidence: M7.1
+def test_a_durable_call_bound_without_a_resource_saves_and_titles_nothing():
+    """M7.1: on durable a binding without a resource still saves the turn, and makes no title."""
+    o = observe_with_memory("durable", ["note-30"], title=True, binding=("t1", ""))
+    assert o["outcome"]["kind"] == "answered"
+    assert [p["text"] for m in o["stored"] for p in m["parts"]] == ["note-30", "reply-0"]
+    assert o["title"] == ""
+    with_resource = observe_with_memory("durable", ["note-30"], title=True)
+    assert with_resource["title"] == "User: note-30\nAssistant: reply-0"
