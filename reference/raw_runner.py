@@ -188,12 +188,12 @@ def _replace_untagged(lst: MessageList, sysm: Any) -> MessageList:
         err = MastraError("TypeError", "systemMessages is not iterable")
         err.partial = ml.replace_all_system(lst, ())
         raise err
-    for k, e in enumerate(sysm):
-        if e is None or e is UNDEFINED:
-            err = MastraError("TypeError", f"Cannot read properties of {'null' if e is None else 'undefined'} (reading 'role')")
-            err.partial = ml.replace_all_system(lst, sysm[:k])
-            raise err
-    return ml.replace_all_system(lst, sysm)
+    replaced, at = ml.replace_reading_roles(lst, sysm)
+    if at is not None:
+        err = MastraError("TypeError", f"Cannot read properties of {'null' if sysm[at] is None else 'undefined'} (reading 'role')")
+        err.partial = replaced
+        raise err
+    return replaced
 
 
 def _next_received(value: Any, lst: MessageList, inv: Any) -> tuple[tuple[Any, ...], tuple[SystemMessage, ...], bool, bool]:

@@ -86,10 +86,10 @@ def _replace_untagged(lst: MessageList, entries: tuple) -> MessageList:
     """G7.5 Replacing the untagged bucket: ``replaceAllSystemMessages`` empties the bucket, then
     reads ``role`` of each entry: a null or undefined entry cannot be applied, with the entries
     before it already in."""
-    for i, e in enumerate(entries):
-        if e is None or e is UNDEFINED:
-            raise CannotApply("a systemMessages entry that is null or undefined", ml.replace_all_system(lst, entries[:i]))
-    return ml.replace_all_system(lst, entries)
+    replaced, at = ml.replace_reading_roles(lst, entries)
+    if at is not None:
+        raise CannotApply("a systemMessages entry that is null or undefined", replaced)
+    return replaced
 
 
 def apply_messages(

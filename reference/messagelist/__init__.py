@@ -29,7 +29,7 @@ from .parts import (
 )
 from .removal import clear_source, drain_unsaved, remove_by_ids
 from .sources import checker, push_source, source_ids, sources_by_id
-from .system import add_system, replace_all_system, set_system, system_text
+from .system import add_system, replace_all_system, replace_reading_roles, set_system, system_text
 from .value import EMPTY, MessageList, Refs, Slot
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "remove_by_ids",
     "replace_all_system",
     "replace_message",
+    "replace_reading_roles",
     "set_system",
     "shared",
     "source_ids",

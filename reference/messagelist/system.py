@@ -206,6 +206,16 @@ def replace_all_system(lst: MessageList, entries: Iterable[Any]) -> MessageList:
     return evolve(lst, untagged=tuple(kept))
 
 
+def replace_reading_roles(lst: MessageList, entries: tuple) -> tuple[MessageList, int | None]:
+    """M6.6 replaceAllSystemMessages keeps entries as given, reading ``role`` of each in turn: a
+    null or undefined entry throws there, with the entries before it already in. Returns the
+    list as the replacement left it and the index of the entry it threw at, if any."""
+    for i, e in enumerate(entries):
+        if e is None or e is UNDEFINED:
+            return replace_all_system(lst, entries[:i]), i
+    return replace_all_system(lst, entries), None
+
+
 def set_system(lst: MessageList, tag: str | None, index: int, msg: SystemMessage) -> MessageList:
     """M6 System messages: an in-place edit of a stored entry, the ``index``-th entry of a bucket
     replaced by ``msg`` (the same object, edited), the bucket's order kept."""
