@@ -214,9 +214,10 @@ def examples(root: Path) -> dict[str, list[str]]:
 
 
 def rolled_up(by_clause: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The same map with every sub-clause's entries also under its top-level clause."""
+    """The same map with every sub-clause's entries also under its top-level clause, after the
+    clause's own (the table names a clause's own function first)."""
     out: dict[str, list[str]] = {}
-    for c, xs in by_clause.items():
+    for c, xs in sorted(by_clause.items(), key=lambda kv: kv[0] != top(kv[0])):
         for k in dict.fromkeys([c, top(c)]):
             out[k] = list(dict.fromkeys([*out.get(k, []), *xs]))
     return out
