@@ -33,8 +33,7 @@ def _short(s: str, n: int = 90) -> str:
 
 
 def entry_line(e: Any) -> str:
-    """One list entry as a line, for every entry a scenario can put on the list (issue 9 point
-    5): a system message whose content is not a string (text parts, parts of any other shape,
+    """One list entry as a line, for every entry a scenario can put on the list: a system message whose content is not a string (text parts, parts of any other shape,
     a stored-format ``{format: 2, parts}`` message, any value) is shown as its JSON; anything
     else as the examples render it."""
     if isinstance(e, SystemMessage) and not isinstance(e.content, str):

@@ -205,7 +205,7 @@ def test_a_caller_system_message_is_a_type_error_on_the_durable_loop_too() -> No
 
 def test_every_known_discrepancy_cites_a_recorded_finding() -> None:
     """adapters/breakwater/KNOWN.json: each entry's reason opens with a finding id of
-    docs/breakwater-findings.md (issue 9: known discrepancies are findings, nothing else)."""
+    docs/breakwater-findings.md (known discrepancies are findings, nothing else)."""
     import re
 
     from guardspec.conformance.known import load_known
@@ -230,7 +230,7 @@ def test_every_known_discrepancy_cites_a_recorded_finding() -> None:
     ],
 )
 def test_the_input_assets_gate_refuses_a_file_url_with_one_asset_event(data: str, origins: list, reason: str) -> None:
-    """docs/breakwater-measurements.md §4: Breakwater's inputAssetCheck texts and event shape."""
+    """Breakwater's inputAssetCheck texts and event shape (G16.5, Evidence: G16.5)."""
     scenario = _scenario(allowedInputAssetOrigins=origins)
     scenario["call"]["messages"] = [USER, {"id": "u2", "role": "user", "parts": [{"type": "file", "data": data, "mediaType": "image/png"}]}]
     obs = _run(scenario)["observation"]

@@ -15,7 +15,7 @@ from guardspec.conformance.settings import Config
 from guardspec.conformance.vectors import load_vector
 
 
-# examples: a third of the campaign draws Breakwater's shapes (issue 9 point 3), so the guard's core
+# examples: a third of the campaign draws Breakwater's shapes, so the guard's core
 # mutants come later than in the mixed swarms alone (seed 0: at cases 70 and 134, from 60 before)
 @pytest.mark.parametrize(
     "mutant, examples",

@@ -1,10 +1,10 @@
-"""The model against real Mastra through the one differential harness (issue 10 point 2): ≥2,000
+"""The model against real Mastra through the one differential harness: ≥2,000
 MessageList op sequences and ≥300 raw scenarios (the ``guardspec diff`` generators, three loops)
 on the Mastra adapter, with no tolerance: ``vectors/mastra/KNOWN.json`` is empty and any
 disagreement fails.
 
 Every disagreement is a model-vs-Mastra finding: the model is fixed in reference/, not papered
-over here (docs/mastra-measurements.md §j lists the clauses corrected so far).
+over here (docs/evidence/mastra.md holds the evidence, one entry per clause).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_raw_scenarios_cover_the_three_loops(ci_run) -> None:
     assert raw.config.comparison.normalise == "mastra" and raw.config.modes == ("raw",)
     assert not raw.counts.get("problem"), [r.get("problem") for r in raw.problems[:5]]
     assert set(raw.by_loop) == {"generate", "stream", "durable"}
-    assert raw.census.scenarios == 300 and raw.census.zeros() == []  # issue 10 point 3
+    assert raw.census.scenarios == 300 and raw.census.zeros() == []  # every shape drawn
     assert all(sum(c.values()) >= 30 for c in raw.by_loop.values()), raw.by_loop
 
 

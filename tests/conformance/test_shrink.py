@@ -1,4 +1,4 @@
-"""Shrinking keeps the cause (issue 9 point 4): a shrunk case shows the same first differing path
+"""Shrinking keeps the cause: a shrunk case shows the same first differing path
 and the same values as the case it was shrunk from, not merely a difference in the same field.
 
 The implementation here is the reference with one seeded fault that can show in several places:

@@ -1,4 +1,4 @@
-"""File URLs and the input-assets gate in the z3 scope (docs/breakwater-measurements.md §4):
+"""File URLs and the input-assets gate in the z3 scope (G16, Evidence: G16.3):
 a user message a processor adds may carry a file part naming a URL of an origin the agent does
 not allow (it allows none, G0), which the gate between the processors and the mapping denies
 (``breakwater-input-assets``, an ``agent.input.asset`` event, G13 removal). Checked against the
@@ -60,7 +60,7 @@ def _agree(ch: Choices, mode: str = "guarded"):
 @pytest.mark.parametrize("loop", list(LoopC))
 @pytest.mark.parametrize("src", list(Src))
 def test_a_user_file_url_on_the_list_after_the_processors_is_denied(loop, src):
-    # the gate judges every user message on the list, whatever its source (§4): refused by
+    # the gate judges every user message on the list, whatever its source (G16.3): refused by
     # breakwater-input-assets with one agent.input.asset event, before the mapping and the
     # policies (no policy event, no read), and the call saves nothing of it
     ex = _agree(_url_added(src, False, loop))

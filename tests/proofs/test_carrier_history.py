@@ -1,7 +1,7 @@
 """A stored result beside the caller's outcome on the remembered message, in the z3 scope
 (``Choices.car_hist``): the carrier's stored message holds the result of an earlier call
 (``hst<s>``, its own result text) before its pending call. G11 under the guard
-(docs/breakwater-measurements.md §10, §13): of a remembered input message only the caller's
+(G11.1, G11.2): of a remembered input message only the caller's
 outcome parts are mapped, so the stored result is sent as stored; of one a processor changed
 every result part is mapped, and Breakwater records it again so that the mapped text is read
 (G10). Checked against the interpreter by hand and on random calls of that shape, and the two
@@ -67,12 +67,12 @@ def _sent_hist(ex) -> ToolPart:
 
 
 def test_an_unchanged_remembered_message_sends_its_stored_result_as_stored():
-    # G11 (§10): of the remembered input message only the caller's outcome tc1 is mapped and
+    # G11.1: of the remembered input message only the caller's outcome tc1 is mapped and
     # read (G10: the recorded outcome parts); the stored result goes to the model as stored
     # (history, I4), unread, with no cached output
     ex = _agree(_carrier())
     assert isinstance(ex.observation.outcome, Answered)
-    # sent as stored: the string result as its text output (k58), with no cached mapping
+    # sent as stored: the string result as its text output (M12.6), with no cached mapping
     assert _sent_hist(ex).result == obj(type="text", value="hst-clean") and _sent_hist(ex).provider_metadata is UNDEFINED
     assert 'mapped:"res-clean"' in ex.read and "hst" not in ex.read
     assert check_call(ex, ["I4 nothing_reaches_model_unread"]) == {}

@@ -1,5 +1,5 @@
 """A text file part's data as a data URI naming another media type, in the z3 scope
-(docs/breakwater-measurements.md §15, docs/mastra-measurements.md §k k44): Mastra sends it
+(G12.6, M12.8): Mastra sends it
 under the part's own type, so the model receives the text; Breakwater reads it so. Checked
 against the interpreter by hand and on random calls, and the old reading of c8d9935 (the URI's
 own type) refuted by I4 with a replayed counterexample."""
@@ -53,7 +53,7 @@ def _uri_added(marked: bool, src: Src = Src.INPUT) -> Choices:
 def test_a_data_uri_of_another_type_is_sent_and_read_as_the_part_s_text():
     ex = agreement.check(_uri_added(False), "guarded", SCOPE, in_scope=True)
     assert isinstance(ex.observation.outcome, Answered)
-    # the model receives the payload under text/plain (k44), and the policies read its text
+    # the model receives the payload under text/plain (M12.8), and the policies read its text
     sent = next(e for e in ex.observation.prompts[0] if isinstance(e, Message) and e.id == "m1")
     f = next(p for p in sent.parts if isinstance(p, FilePart))
     assert f.media_type == "text/plain" and not f.data.startswith("data:image/png")
@@ -64,7 +64,7 @@ def test_a_data_uri_of_another_type_is_sent_and_read_as_the_part_s_text():
 def test_an_addition_holding_a_data_uri_counts_as_read_through_its_payload():
     # added under memory, the message is an addition on the list after p0 (I4's second half):
     # it still holds the data URI there, and what the model would receive of it is its payload
-    # under text/plain (k44), which the policies read decoded
+    # under text/plain (M12.8), which the policies read decoded
     ex = agreement.check(_uri_added(False, Src.MEMORY), "guarded", SCOPE, in_scope=True)
     assert isinstance(ex.observation.outcome, Answered)
     assert "fil002" in ex.read

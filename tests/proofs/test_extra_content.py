@@ -1,6 +1,6 @@
-"""z3 sees content the model never receives (issue 11): an ADD may give its text part
+"""z3 sees content the model never receives: an ADD may give its text part
 providerOptions naming an Anthropic citation, its message metadata holding a note and, for a
-user message, a reasoning part. M12 (docs/mastra-measurements.md §k k6, k9, k36) sends none of
+user message, a reasoning part. M12 (M12.4, M12.5) sends none of
 them, and the guard reads none; the encoding agrees with the interpreter on such calls, and the
 three issue-10 mutants that send them (part_provider_options_sent,
 user_message_sends_every_part, message_metadata_sent) are refuted by I4 with replayed
@@ -88,7 +88,7 @@ def _one_user_add(loop: LoopC):
 @pytest.mark.parametrize("loop", [LoopC.GENERATE, LoopC.DURABLE])
 def test_the_model_receives_neither_the_citation_nor_the_reasoning(loop):
     """By hand: the message the model receives holds its text part alone, without options,
-    and no metadata (M12, k6, k9, k36); the list keeps all three; the encoding says the same."""
+    and no metadata (M12.4, M12.5); the list keeps all three; the encoding says the same."""
     ch = _one_user_add(loop)
     ex = execute(scenario(ch), "guarded")
     label = SCOPE.op_label(0, 0)

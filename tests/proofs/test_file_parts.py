@@ -1,4 +1,4 @@
-"""Text file parts in the z3 scope (docs/breakwater-measurements.md §8, G12): an ADD's message
+"""Text file parts in the z3 scope (G12.6, M12.8): an ADD's message
 may carry a ``text/plain`` file part whose data is base64; the model receives it decoded and
 the guard reads it decoded. Checked against the interpreter by hand and on random calls, I4
 proven with them in scope, and the issue-9 mutant that reads the base64 string refuted."""

@@ -1,4 +1,4 @@
-"""The legacy ``toolInvocations`` mirror in the z3 scope (docs/breakwater-measurements.md §14):
+"""The legacy ``toolInvocations`` mirror in the z3 scope (G9.2):
 the carrier's outcome is a result (the fold writes the mirror) or an error (it writes none);
 a MOVE's literal copy never has one. Checked against the interpreter by hand and on random
 calls of that shape, and the mutant the error outcome brings back into reach refuted."""

@@ -2,7 +2,7 @@
 stream add again after the reply (M12): a carrier moved under ``response``, then a stored
 assistant message after it that the reply merges into. Real Mastra 1.71.0 (adapters/mastra,
 raw stream, this very call) ends that message holding the reply and the carrier's result
-part; the encoding once kept them apart (issue 11: the mismatch a new sampling order exposed
+part; the encoding once kept them apart (the mismatch a new sampling order exposed
 at 5 slots, 3 processors, 3 ops)."""
 
 import random

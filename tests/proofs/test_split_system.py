@@ -1,4 +1,4 @@
-"""z3 sees what I4 sees (issue 11): a system message split over text parts, which the model
+"""z3 sees what I4 sees: a system message split over text parts, which the model
 receives as one text, is in the encoding, agrees with the interpreter, and the mutant that
 reads its parts apart is refuted with a replayed counterexample."""
 

@@ -1,4 +1,4 @@
-"""z3 sees mapped tool outputs (issue 11 point 3): stored history may hold a client tool result
+"""z3 sees mapped tool outputs: stored history may hold a client tool result
 of an earlier call; a processor that re-adds it under ``input`` makes M11 map it, so the model
 receives its mapped output. The encoding agrees with the interpreter on such calls, I4's claim
 speaks of them, and the mutant that reads such a history id before mapping is refuted with a
@@ -133,7 +133,7 @@ def test_a_stored_result_re_added_under_input_is_sent_and_read_mapped():
     tool = next(p for p in m1.parts if isinstance(p, ToolPart))
     # the prompt carries the output the model receives: the mapping's text output
     assert tool.tool_call_id == "old1" and tool.result == obj(type="text", value='mapped:"res-clean"')
-    assert '\nloc\nmapped:"res-clean"' in ex.read  # the tool name, then the mapped text as it is (docs/breakwater-measurements.md §9)
+    assert '\nloc\nmapped:"res-clean"' in ex.read  # the tool name, then the mapped text as it is (G12.3)
     enc = of_encoding(encode(BY_HAND, "guarded"))
     assert dict(enc["prompt"][0])[1][3] == Tool.CACHED
     assert enc["read"][2] is True  # the mapped output was read

@@ -1,7 +1,7 @@
-"""Processors returning system entries in the z3 scope (docs/breakwater-measurements.md §5):
+"""Processors returning system entries in the z3 scope (G7.2, G7.5):
 an array with an AI SDK system entry appended (Breakwater adds nothing for it) and an object
 whose ``systemMessages`` holds null (the bucket emptied, then the processor fails). Checked
-against the interpreter by hand and on random calls, and the two mutants of issue 9 #6 and #12
+against the interpreter by hand and on random calls, and the two mutants of those rules
 refuted with replayed counterexamples."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _agree(ch: Choices, mode: str):
 
 @pytest.mark.parametrize("mode", ["guarded", "raw"])
 def test_an_ai_sdk_system_entry_adds_nothing(mode):
-    # §5: Breakwater (and Mastra's runner, M8) add content.content ?? parts ?? '' for a
+    # G7.2: Breakwater (and Mastra's runner, M8.4) add content.content ?? parts ?? '' for a
     # system-role entry; an AI SDK entry has neither, so '' : no system message. The model
     # receives the instructions alone, and the entry's text (marked: it would be refused if
     # read) reaches neither the model nor the policies.
@@ -66,7 +66,7 @@ def test_an_ai_sdk_system_entry_adds_nothing(mode):
 
 
 def test_null_system_entries_fail_the_processor_with_the_bucket_emptied():
-    # §5: replaceAllSystemMessages empties the bucket, then reads `role` of null and throws:
+    # G7.5: replaceAllSystemMessages empties the bucket, then reads `role` of null and throws:
     # the processor fails (G6: input processor failed, by p0), with the instructions gone from
     # the list it leaves (G13 keeps system messages, but there are none left).
     ex = _agree(_call(End.SYS_NULL), "guarded")

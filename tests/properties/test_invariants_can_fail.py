@@ -75,7 +75,7 @@ def test_g13_flags_input_left_on_the_list():
 
 
 def test_i4_flags_unread_prompt_entries():
-    sysmsg = SystemMessage("You are a guarded agent.", obj(anthropic=obj(citations="note-05")))  # content options only (§7)
+    sysmsg = SystemMessage("You are a guarded agent.", obj(anthropic=obj(citations="note-05")))  # content options only (G12.5)
     obs = Observation(Answered(), prompts=((sysmsg, U0, evolve(C1, parts=(TextPart("note-07"),))),), read="")
     v = inv.nothing_reaches_model_unread(scenario(), obs, "")
     assert len(v) == 2  # the edited system message and the unread caller part; u0 is stored
@@ -177,7 +177,7 @@ def test_g11_flags_an_ignored_mapping_error():
     sent_back = Message("a0", Role.ASSISTANT, (evolve(done.parts[0], created_at=None),), created_at=2)
     assert inv.mapping_error_fails_call(scenario(agent=agent, msgs=(sent_back, C1)), Observation(Answered(), audit=(auth,)), stages)
     # a stored result of a remembered message no processor changed is history, not the call's
-    # input: its mapping never runs under the guard (docs/breakwater-measurements.md §10)
+    # input: its mapping never runs under the guard (G11.2)
     assert not inv.mapping_error_fails_call(scenario(agent=agent), Observation(Answered(), audit=(auth,)), stages)
 
 
@@ -186,7 +186,7 @@ def test_g7_identity_flags_a_change():
 
 
 def test_g3_flags_a_service_principal_denied_for_its_role():
-    """breakwater-measurements §2: the role is checked for human principals only, so a service
+    """G3.2: the role is checked for human principals only, so a service
     principal of an allowed kind is allowed whatever its role; a human viewer is denied."""
     svc = Actor("svc", "viewer", "service")
     agent = evolve(AGENT, allowed_principal_kinds=("human", "service"))
@@ -204,7 +204,7 @@ def test_g3_flags_a_service_principal_denied_for_its_role():
 
 def test_i8_leaves_a_stored_result_on_the_carrier_as_stored():
     # a stored result (tc0) on the remembered message is not the caller's outcome: it is sent as
-    # stored, not mapped (docs/breakwater-measurements.md §10); only tc1 is judged
+    # stored, not mapped (G11.2); only tc1 is judged
     old = ToolPart("tc0", "lookup", ToolState.RESULT, args=obj(q="note-03"), result=obj(answer="note-04"), created_at=500)
     tc1 = ToolPart("tc1", "lookup", ToolState.RESULT, args=obj(q="note-01"), result=obj(answer="note-02"), created_at=1000)
     mapped = evolve(tc1, result=obj(type="text", value="mapped:" + '{"answer":"note-02"}'))
@@ -223,7 +223,7 @@ def test_i8_leaves_a_stored_result_on_the_carrier_as_stored():
 
 
 def test_g1_context_on_generate_must_throw_before_anything_runs():
-    # docs/breakwater-measurements.md §6: TypeError, no audit event, no model call
+    # G1.1 (Evidence: G1.1): TypeError, no audit event, no model call
     ctx = (Message("x1", Role.USER, (TextPart("note-05"),), created_at=4),)
     sc = evolve(scenario(), call=evolve(scenario().call, context=ctx))
     auth = EV("agent.input.authorize", "allowed", None)
@@ -239,7 +239,7 @@ def test_g1_context_on_generate_must_throw_before_anything_runs():
 
 @pytest.mark.parametrize("entry", [None, "undefined"])
 def test_g7_a_returned_null_system_entry_is_never_answered(entry):
-    # docs/breakwater-measurements.md §5 (#12): replaceAllSystemMessages throws on a null or
+    # G7.5 (Evidence: G7.5): replaceAllSystemMessages throws on a null or
     # undefined entry; the value cannot be applied and the processor fails
     from guardspec.model.processors import ArrayOf, ObjectOf
     from guardspec.model.values import UNDEFINED
@@ -288,8 +288,7 @@ def test_g2_denied_asset_urls_never_reach_the_model(url, allowed, denied):
     ],
 )
 def test_g2_denied_asset_urls_are_never_fetched_or_saved(url, allowed, denied):
-    # breakwater-measurements §4: the gate refuses before Mastra's download (mastra-measurements
-    # §k k44), with the removing stop; a download failure names the URL it fetched, and offline
+    # G16: the gate refuses before Mastra's download (M12.10), with the removing stop; a download failure names the URL it fetched, and offline
     # the failed turn is saved
     from guardspec.model.messages import FilePart
     from guardspec.model.observation import Failed
@@ -306,7 +305,7 @@ def test_g2_denied_asset_urls_are_never_fetched_or_saved(url, allowed, denied):
 
 
 def test_i4_text_file_data_is_read_only_as_decoded():
-    # the model receives text file data as the base64 text it decodes to (§8): reading the
+    # the model receives text file data as the base64 text it decodes to (M12.8, G12.6): reading the
     # base64 string itself does not count
     from guardspec.model.messages import FilePart
 
@@ -317,7 +316,7 @@ def test_i4_text_file_data_is_read_only_as_decoded():
 
 
 def test_i4_a_prompt_text_parts_content_options_must_be_read():
-    # were a text part's providerOptions sent (Mastra sends none, k6), its Anthropic citations
+    # were a text part's providerOptions sent (Mastra sends none, M12.5), its Anthropic citations
     # would reach the provider: I4 asks that they were read
     cited = obj(anthropic=obj(citations=(obj(cited_text="note-13", encrypted_index="opaque"),)))
     m = Message("c1", Role.USER, (TextPart("note-01", cited),), created_at=10)

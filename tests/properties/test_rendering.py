@@ -1,6 +1,6 @@
 """I4 judges what the model receives with its own reading (properties/invariants/rendering.py),
 written from SPEC M11/M12 and the measurements, not with the reference's: the two holes that
-reading shared with the reference (issue 11) are found on hand-built observations, and the
+reading shared with the reference are found on hand-built observations, and the
 invariants import nothing from ``guardspec.reference``."""
 
 import ast
@@ -69,7 +69,7 @@ def test_i4_a_text_counts_as_read_raw_or_inside_json():
 # -- hole (a): a system message split over two text parts -------------------------------------
 
 
-# an object (not null) experimental_providerMetadata keeps the parts; null is not classified (§7)
+# an object (not null) experimental_providerMetadata keeps the parts; null is not classified (G12.5)
 SPLIT = SystemMessage((TextPart("FORB"), TextPart("IDDEN")), UNDEFINED, obj())
 
 
@@ -94,7 +94,7 @@ def test_i4_finds_a_split_system_text_the_policies_read_apart():
 
 def test_i4_on_the_split_system_scenario_agrees_with_what_was_read():
     """On the reference: either the policies read the text as the model receives it (and deny
-    it), or I4 reports the split text (issue 9 point 14 decides which, on main)."""
+    it), or I4 reports the split text (the reference's G12.4 reading decides which)."""
     for step in (AddSystem(SPLIT, None), ReplaceAllSystem((SystemMessage((TextPart("FORB"), TextPart("IDDEN"))),))):
         ex = execute(_split_scenario(step), Mode.GUARDED)
         found = check_call(ex).get("I4 nothing_reaches_model_unread")
@@ -148,7 +148,7 @@ def test_i4_finds_a_mapped_history_output_the_policies_read_raw():
 
 
 def test_i4_finds_a_prompt_message_metadata_the_policies_never_read():
-    """k36: a prompt message is {role, content}; metadata that did reach the model would have
+    """A prompt message is {role, content} (M12.5); metadata that did reach the model would have
     to be read, unless the stored message sends it back as it was."""
     sc = _history_scenario()
     c0_meta = Message("c00", Role.USER, (TextPart("hi"),), created_at=10, metadata=obj(note="note-07"))

@@ -1,5 +1,5 @@
-"""The campaigns' tool outcomes of other kinds (k58, k59; issue 10 point 3): mixed in after the
-draw, so nothing else a strategy draws changes, and a stored thread keeps to JSON (k53)."""
+"""The campaigns' tool outcomes of other kinds (M12.6, M11.3): mixed in after the draw, so
+nothing else a strategy draws changes, and a stored thread keeps to JSON (M13.3)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_about_one_outcome_in_three_changes_kind_and_only_outcomes_change() -> N
                             else "other",
                         )
                     )
-                    if where[0] == "threads":  # a stored thread holds what JSON writes (k53)
+                    if where[0] == "threads":  # a stored thread holds what JSON writes (M13.3)
                         assert v != {"$undefined": True}
     # a result in three (a string, another value, an object holding value), an errorText in 4.5
     assert 0.27 < changed["result"] / total["result"] < 0.40, (changed, total)

@@ -1,6 +1,6 @@
 """Scenarios written as the protocol's JSON and run through the model in raw mode (or guarded),
 for the clause tests whose expected values are real Mastra's answers to the same JSON
-(docs/mastra-measurements.md): the builders they share."""
+(docs/evidence/mastra.md): the builders they share."""
 
 from guardspec.conformance.cases import model_observation
 from guardspec.mastra.normalise import normalise_observation

@@ -1,4 +1,4 @@
-"""The shape census (issue 10 point 3): how many of a campaign's scenarios had each shape; the
+"""The shape census: how many of a campaign's scenarios had each shape; the
 shapes come from the scenario schema where it names them, so a shape the model gains shows up
 as a zero until the generators make it."""
 
@@ -193,7 +193,7 @@ def test_the_table_shows_every_supported_shape_and_marks_zeros() -> None:
 @pytest.mark.slow
 def test_the_default_campaign_has_no_zero() -> None:
     """The default campaign of ``guardspec diff`` and of ``mastra-diff``'s raw scenarios (seed 0,
-    300 scenarios) makes every shape the model supports (issue 10 point 3)."""
+    300 scenarios) makes every shape the model supports."""
     from guardspec.commands.conformance_cmds import diff_cmd
     from guardspec.conformance.drawing import generate_scenarios
     from guardspec.conformance.settings import Config

@@ -1,4 +1,4 @@
-"""``guardspec explain`` works on every scenario ``guardspec run`` accepts (issue 9 point 5):
+"""``guardspec explain`` works on every scenario ``guardspec run`` accepts:
 system messages whose content is a list of parts, stored-format system messages, content of
 any value; every example, every vector and generated scenarios of the odd shapes."""
 

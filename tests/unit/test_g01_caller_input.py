@@ -51,7 +51,7 @@ def test_g1_refusal_comes_before_any_processor_and_saves_nothing():
     assert stored_ids(obs) == ["h1"]
 
 
-# -- docs/breakwater-measurements.md §6: the context call option (issue 9 point 11) -------------
+# -- G1.1: the context call option (Evidence: G1.1) ---------------------------------------------
 
 
 @pytest.mark.parametrize("loop", [Loop.GENERATE, Loop.STREAM])

@@ -1,7 +1,7 @@
 """G3 RBAC: the decision and its reason, one authorize event per decision.
 
 Expected texts and shapes are Breakwater 0.17.0's (rbac/authorize.ts authorizeActor,
-rbac/index.ts actorFromRequestContext, rbac/roles.ts; docs/breakwater-measurements.md §1-2)."""
+rbac/index.ts actorFromRequestContext, rbac/roles.ts; Evidence: G3.1, G3.2, G15)."""
 
 import pytest
 from conftest import events, scenario

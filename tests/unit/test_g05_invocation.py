@@ -39,7 +39,7 @@ def test_g5_processor_receives_history_context_and_input_on_every_loop(loop):
     sc = scenario(
         user("u1", "hi", 30),
         threads=stored(user("h1", "old", 10)),
-        # a guarded generate/stream call takes no context option (G1, §6): durable only
+        # a guarded generate/stream call takes no context option (G1.1): durable only
         context=(user("c1", "ctx", 20),) if loop is Loop.DURABLE else (),
         loop=loop,
         processors=(Processor("p", end=EMPTY),),
@@ -51,7 +51,7 @@ def test_g5_processor_receives_history_context_and_input_on_every_loop(loop):
 def test_g5_later_processor_receives_the_list_not_its_predecessors_received_messages():
     """G5.1: the guard returns the list, so each later processor receives the list's arrays afresh."""
     # Unlike the raw runner (M7): p2 receives the context message and p1's addition (on
-    # durable: a guarded generate/stream call takes no context option, G1 §6).
+    # durable: a guarded generate/stream call takes no context option, G1.1).
     sc = scenario(
         user("u1", "hi", 30),
         context=(user("c1", "ctx", 20),),
@@ -74,7 +74,7 @@ def test_g5_processor_sees_the_initial_input_before_any_model_step():
 
 
 # The processor's ``messages`` and ``systemMessages`` are the list's own arrays
-# (docs/breakwater-measurements.md §12): Breakwater hands it ``get.all.db()`` and Mastra's
+# (G5.1, Evidence: G5.1): Breakwater hands it ``get.all.db()`` and Mastra's
 # ``getSystemMessages()``, so what it adds in place shows in them until an operation replaces
 # an array; G7 then applies what the returned array holds.
 
@@ -154,7 +154,7 @@ def test_g5_a_bucket_replaced_in_a_step_is_not_the_received_system_messages(loop
 def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop):
     """G12.4, G12.5: a system entry's provider options are read through the closed table: a non-object namespace is not classified."""
     # Mastra's ``add`` puts a system-role entry in the untagged bucket; returned there, its
-    # provider options are read through the closed table (§7), and a namespace that is not an
+    # provider options are read through the closed table (G12.5), and a namespace that is not an
     # object is not classified (seed 8413 cases 35-38).
     entry = SystemMessage((TextPart("a"), TextPart("b")), provider_options=obj(note="x"))
     sc = scenario(
@@ -170,7 +170,7 @@ def test_g5_a_system_entry_added_as_input_is_read_with_its_provider_options(loop
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # the same shapes on the guarded path, a caller message c1 [text "hi"] added (Breakwater 0.17.0 build,

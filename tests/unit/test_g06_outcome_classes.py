@@ -81,7 +81,7 @@ def test_g6_failure_has_no_policy_event_and_no_model_call(end):
 def test_g6_own_tripwire_is_rethrown_and_named_by_mastra(loop, pid):
     """G6.1: a TripWire the processor built is named <agent id>-input-processor on generate and stream, "" on durable."""
     # Breakwater agent/index.ts guardInputProcessor rethrows a TripWire the processor built
-    # itself; Mastra's runner names it (issue 9 #5, measured).
+    # itself; Mastra's runner names it (measured; Evidence: G6.1).
     obs = run(
         scenario(user("u1", "hi", 10), loop=loop, id="bot", processors=(Processor("own", end=ThrowTripWire("tripped")),)), Mode.GUARDED
     )

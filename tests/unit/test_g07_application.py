@@ -57,7 +57,7 @@ def test_g7_array_missing_a_received_id_removes_it():
 
 
 def test_g7_object_replaces_the_system_bucket_first_then_applies_messages():
-    # a DB-shaped system entry adds its text (an AI SDK one would add nothing, §5 below)
+    # a DB-shaped system entry adds its text (an AI SDK one would add nothing, G7.2 below)
     """G7.1, G7.5: an object's systemMessages replace the bucket before its messages' system entries add their text."""
     value = ObjectOf(
         messages=ArrayOf(append=(Message("s9", Role.SYSTEM, (TextPart("FROM ARRAY"),)),)), system_messages=(SystemMessage("REPLACED"),)
@@ -145,8 +145,7 @@ def test_g7_entries_mastra_cannot_add_cannot_be_applied(entry):
 
 def test_g7_a_returned_memory_message_of_another_thread_is_re_added():
     """G7.6: another thread's message re-added as memory, the source it had, is accepted."""
-    # docs/breakwater-measurements.md §22 (seed 8457 case 942, measured on the Breakwater 0.17.0
-    # build): Mastra checks the thread only of a message added under a source other than memory;
+    # Evidence: G7.6 (measured on the Breakwater 0.17.0 build): Mastra checks the thread only of a message added under a source other than memory;
     # p1 adds another thread's message as memory; p2 returns it, and it is re-added as memory
     # (the source it had before p2 ran), so the call goes on. A message of another thread re-added
     # as input still cannot be applied (``test_g7_entries_mastra_cannot_add_cannot_be_applied``).
@@ -160,7 +159,7 @@ def test_g7_a_returned_memory_message_of_another_thread_is_re_added():
     assert list_sources(obs)["x2"] == {"memory"}
 
 
-# -- docs/breakwater-measurements.md §5: system entries Breakwater applies (issue 9 points 6, 12) ---
+# -- G7.2, G7.5: system entries Breakwater applies (Evidence: G7.2, G7.5) ------------------------
 
 
 @pytest.mark.parametrize(
@@ -216,7 +215,7 @@ def test_g7_a_stored_format_system_message_given_to_replace_all_in_a_step_fails_
 
 
 def test_g7_a_string_entry_is_added_as_a_user_message_of_the_input():
-    # messageList.add of a string: a new user message, source input (§5); read as the caller's
+    # messageList.add of a string: a new user message, source input (G7.4); read as the caller's
     """G7.4: a string entry is a new user message of the call's input, read as a caller message."""
     obs = _run(ArrayOf(append=("EXTRA TEXT",)))
     assert obs.outcome == Answered()

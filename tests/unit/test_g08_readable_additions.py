@@ -70,7 +70,7 @@ def test_g8_system_addition_must_be_text_in_data_properties(step):
 def test_g8_getter_nested_in_provider_options_is_read_through(step):
     """G8.1: a getter nested inside provider options is read through by the clone, no failure."""
     # Breakwater checks a system message's own fields only; structuredClone runs a nested
-    # getter (docs/breakwater-measurements.md §7): no processor failure, the value is read.
+    # getter (G12.5): no processor failure, the value is read.
     obs = _run(step, policies=(Allow("all"),))
     assert isinstance(obs.outcome, Answered), obs.outcome
     assert '"CITED"' in obs.read
@@ -137,10 +137,10 @@ def test_g8_plain_text_system_addition_with_data_options_is_accepted():
 
 def test_g8_unchanged_history_is_not_held_to_the_rule():
     # G8 does not fail the processor over history it left alone. A thread's messages are written
-    # by the storage as JSON (M13, docs/mastra-measurements.md §k k53: both adapters seed the
+    # by the storage as JSON (M13.3, M13.10: both adapters seed the
     # scenario's threads through ``memory.saveMessages``), so the function in this history
     # message's metadata is gone before the call: nothing uncloneable is left for Breakwater's
-    # input-assets gate (docs/breakwater-measurements.md §4) to refuse
+    # input-assets gate (G16.2) to refuse
     threads = stored(Message("h1", Role.USER, (TextPart("old"),), 10, metadata=obj(f=JsFunction("f"))))
     obs = _run(AddMessages((user("n1", "x", 40),)), threads=threads)
     assert isinstance(obs.outcome, Answered), obs.outcome

@@ -70,7 +70,7 @@ def test_g9_accessors_and_functions_in_unchanged_entries_are_never_called():
     meta = obj(g=Accessor("g", throws=True), f=JsFunction("f"))
     obs = _run(Processor("p"), threads=stored(Message("h1", Role.USER, (TextPart("old"),), 10, metadata=meta)))
     # no processor failure (nothing was called or cloned for G8); the input-assets gate then
-    # converts the whole list for the prompt and refuses it (docs/breakwater-measurements.md §4)
+    # converts the whole list for the prompt and refuses it (G16.2)
     assert obs.outcome == Refused("input message content is not classified", "breakwater-input-assets")
     assert "agent.input.processor" not in [e.action for e in obs.audit]
 
@@ -89,7 +89,7 @@ def test_g9_moved_remembered_outcome_message_is_recorded_even_when_unchanged():
     assert obs.outcome.reason == "policy 'stored' denied the input"
 
 
-# -- the legacy toolInvocations mirror (docs/breakwater-measurements.md §14) ---------------------
+# -- the legacy toolInvocations mirror (G9.2, Evidence: G9.2) -------------------------------------
 
 MIRROR_HISTORY = stored(user("u0", "where am I?", 1), assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2))
 
@@ -134,8 +134,7 @@ def test_g9_an_error_merged_onto_a_stored_call_leaves_no_mirror():
 
 def test_g9_an_error_with_an_approval_merged_onto_a_stored_call_has_its_keys_in_another_order():
     """G9.3: a merged error lists approval before errorText, a literal the other way round: a change."""
-    # docs/breakwater-measurements.md §18 (seed 8451 case 1547, 8431 case 144, measured on the
-    # Breakwater 0.17.0 build): Mastra's merge writes ``approval`` before ``errorText`` into the
+    # Evidence: G9.3 (measured on the Breakwater 0.17.0 build): Mastra's merge writes ``approval`` before ``errorText`` into the
     # stored call, a literal lists ``errorText`` first, and Breakwater's fingerprint lists own
     # keys in order: the literal copy is a change, recorded and read whole.
     approval = obj(approved=False, reason="no")
@@ -148,7 +147,7 @@ def test_g9_an_error_with_an_approval_merged_onto_a_stored_call_has_its_keys_in_
 
 def test_g9_a_merged_error_with_an_approval_keeps_its_values():
     """G9.3, M4.3: the merged part equals the literal by value; only its key order differs."""
-    # §18: the key order is seen by the fingerprint alone; the merged part equals the literal.
+    # G9.3: the key order is seen by the fingerprint alone; the merged part equals the literal.
     from guardspec.reference import messagelist as ml
 
     stored_a0 = assistant("a0", "let me check", tool("tc1", "call", args=obj(q=1)), created_at=2)
@@ -160,7 +159,7 @@ def test_g9_a_merged_error_with_an_approval_keeps_its_values():
 
 
 def test_g9_memory_fold_over_a_context_user_message_is_a_change():
-    """M3's user/user fold writes ``content.metadata: {}`` (measured on @mastra/core, §j 3b):
+    """M3's user/user fold writes ``content.metadata: {}`` (measured on @mastra/core, M3.3):
     the live text stays, but the message gained a key, so p2's memory add is recorded as a
     change too and both recordings are read (Breakwater seed 8462 case 79)."""
     obs = _run(

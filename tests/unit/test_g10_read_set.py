@@ -34,7 +34,7 @@ def test_g10_unchanged_history_and_instructions_are_not_read():
 
 def test_g10_added_system_message_is_read_with_its_provider_options():
     """G12.4, G12.5: an added system message reads its content, then its options through the closed table."""
-    # Through Breakwater's closed table (docs/breakwater-measurements.md §7): an Anthropic
+    # Through Breakwater's closed table (G12.5): an Anthropic
     # citation is read as JSON, an unknown namespace is not.
     options = obj(anthropic=obj(citations="OPTION STRING"), x=obj(y="NOT READ"))
     read = _read(Processor("p", steps=(AddSystem(SystemMessage("ADDED SYSTEM", provider_options=options)),)))
@@ -98,11 +98,11 @@ def test_g10_text_already_read_as_caller_input_is_not_read_again():
 
 def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message():
     """G10.1, G9.1: a message whose id memory holds off the list is no caller message, and is read as an addition."""
-    # Breakwater asks the source checker by id (docs/breakwater-measurements.md §27): the
+    # Breakwater asks the source checker by id (Evidence: G10.1): the
     # caller's a0 folds onto the stored a0 (memory+input), p1 clears the input (a0 leaves the list
-    # and stays in the memory set, k54) and adds a system message, p2 adds a new a0 under
+    # and stays in the memory set, M5.2) and adds a system message, p2 adds a new a0 under
     # ``response``. That a0 is remembered by id, so it is read as p2's addition, after p1's:
-    # measured on the Breakwater build (seed 8475 case 1261, each loop).
+    # measured on the Breakwater build (each loop).
     import json
 
     from guardspec.conformance.cases import model_observation
@@ -193,7 +193,7 @@ def test_g10_a_message_whose_id_memory_holds_off_the_list_is_no_caller_message()
 
 def g9_by_id_scenario(loop: str, source: str) -> dict:
     """The caller's outcome for ``tc1`` folds onto the stored ``m0`` (memory+input); p1 clears the
-    input (``m0`` leaves the list and stays in the memory set, k54); p2 adds a user message
+    input (``m0`` leaves the list and stays in the memory set, M5.2); p2 adds a user message
     ``m0`` with the marker under ``source``."""
     stored = {
         "id": "m0",
@@ -248,7 +248,7 @@ def g9_by_id_scenario(loop: str, source: str) -> dict:
 @pytest.mark.parametrize("source", ["input", "memory", "response", "context"])
 def test_g9_a_message_under_an_id_memory_holds_off_the_list_is_an_addition(loop, source):
     """G9.1, G10.1: a message under an id memory holds, on the list or off it, is a prompt entry under any source."""
-    # G9 and G10 ask the source checker alike (docs/breakwater-measurements.md §28): a message
+    # G9 and G10 ask the source checker alike (Evidence: G9.1): a message
     # whose id memory holds, on the list or off it, is no caller message (G10) and so is a prompt
     # entry, recorded when a processor adds it (G9), under any source, ``input`` included. Here
     # p2 adds ``m0`` with the marker after p1 cleared the remembered ``m0``: the policies read it

@@ -17,7 +17,7 @@ WANT = obj(type="text", value='mapped:"Paris"')
 
 
 def sent_as(text):
-    """A string result as the model receives it, unmapped: the text output (k58)."""
+    """A string result as the model receives it, unmapped: the text output (M12.6)."""
     return obj(type="text", value=text)
 
 
@@ -105,7 +105,7 @@ def test_g11_memory_plus_input_copy_is_still_mapped_and_saved():
     assert part.provider_metadata.get("mastra").get("modelOutput") == WANT
 
 
-# -- issue 9 point 13 (docs/breakwater-measurements.md §10) -----------------------------------------
+# -- G11.1: which results are mapped (Evidence: G11.1) --------------------------------------------
 
 BROKEN = (ClientTool("getLocation", Mapping("text", "mapped:")), ClientTool("broken", Mapping("throws", "x")))
 
@@ -142,7 +142,7 @@ def test_g11_stored_result_on_a_remembered_input_message_is_sent_as_stored_even_
     # part of remembered a1, and nothing maps the stored result tc9 after the policies, so what
     # reaches the model of it is what was stored and read as history (I4, G10). Breakwater lets
     # Mastra's own pass map it after the policies and sends the mapped text unread: finding
-    # BW-F4 (docs/breakwater-measurements.md §13).
+    # BW-F4 (docs/breakwater-findings.md).
     a1 = assistant("a1", tool("tc1", "call"), tool("tc9", "result", result="Oslo"), created_at=20)
     caller = assistant("a1", outcome, created_at=20)
     obs = _run(caller, user("u2", "thanks", 30), threads=stored(user("u0", "where?", 10), a1))
@@ -168,7 +168,7 @@ def test_g11_changed_remembered_message_is_mapped_whole_and_read_as_mapped():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # evidence: G11.5

@@ -68,8 +68,7 @@ def test_g12_non_string_text_is_not_classified():
 
 def test_g12_null_or_undefined_text_is_read_as_json_gives_it():
     """G12.8: a null text reads null, an undefined one reads nothing, and neither throws."""
-    # docs/breakwater-measurements.md §17 (seed 8443 case 953, measured on the Breakwater
-    # 0.17.0 build): Mastra's conversion takes a null or undefined text (``text?.trim()``), so
+    # Evidence: G12.8 (measured on the Breakwater 0.17.0 build): Mastra's conversion takes a null or undefined text (``text?.trim()``), so
     # the gate passes it and the policy engine reads the value as ``JSON.stringify`` gives it:
     # ``null`` as ``"null"``, undefined as nothing; the call is answered.
     obs = _run(Message("u1", Role.USER, (TextPart("a"), TextPart(None), TextPart("b")), 10))
@@ -84,7 +83,7 @@ def test_g12_null_or_undefined_text_is_read_as_json_gives_it():
 
 def test_g12_tool_parts_read_as_tool_name_and_json_args_then_their_output():
     """G12.1, G12.2, G12.3: tool calls read name and JSON args, then each outcome its output; an approval's reason never."""
-    # docs/breakwater-measurements.md §9: each tool part reads its call (tool name, JSON args),
+    # Evidence: G12.3: each tool part reads its call (tool name, JSON args),
     # then its outcome (tool name, output): a result as JSON, an error's text and a denial's
     # reason unquoted; an approval-responded reason is not read; a pending call reads its call.
     caller = assistant(
@@ -135,7 +134,7 @@ def test_g12_user_message_tool_and_reasoning_parts_are_not_read():
 
 def test_g12_text_file_data_is_read_as_base64_and_other_media_as_their_type():
     """G12.6: a file part reads its media type and, for text/* in any case, its base64 data decoded."""
-    # §8: ``text/*`` data is decoded from base64 (``-`` read as ``+``); an image's data is
+    # G12.6: ``text/*`` data is decoded from base64 (``-`` read as ``+``); an image's data is
     # never read, only its media type.
     caller = Message("u1", Role.USER, (FilePart("RklMRSBEQVRB", "text/plain"), ImagePart("aGk=", "image/png")), 10)
     assert _run(caller).read == "text/plain\nFILE DATA\nimage/png"
@@ -153,7 +152,7 @@ def test_g12_text_file_data_not_base64_or_not_a_string_is_not_classified():
 
 def test_g12_system_message_provider_options_are_read_through_the_closed_table():
     """G12.4, G12.5: a system message reads its concatenated text, then its options through the closed table."""
-    # §7: anthropic.citations and openrouter.reasoning_details are read (as JSON, opaque keys
+    # G12.5: anthropic.citations and openrouter.reasoning_details are read (as JSON, opaque keys
     # left out), other namespaces and keys are not.
     sysmsg = SystemMessage(
         (
@@ -211,8 +210,8 @@ def test_g12_failed_evaluation_event_names_policy_and_answer_channel():
 
 def test_g12_data_uri_is_read_under_the_parts_own_media_type():
     """G12.6: a data URI's payload is read under the part's own media type, never the URI's."""
-    # M12 k44 / G12 (docs/breakwater-measurements.md §15): measured on the Breakwater 0.17.0
-    # build (seed 8422 cases 41, 449, 450, 457): a data URI of another media type is read as its
+    # M12.8 / G12.6 (Evidence: G12.6): measured on the Breakwater 0.17.0
+    # build: a data URI of another media type is read as its
     # payload under the part's type; the URI's own type is never read.
     uri = "data:text/plain;base64,bm90ZS0wMg=="  # "note-02"
     assert _run(Message("u1", Role.USER, (FilePart(uri, "text/markdown"),), 10)).read == "text/markdown\nnote-02"
@@ -224,8 +223,8 @@ def test_g12_data_uri_is_read_under_the_parts_own_media_type():
 def test_g12_array_file_data_is_read_as_its_string():
     """G12.7: text/* data that is an array is read as String of it, then as string data."""
 
-    # M12 k18 / G12 (docs/breakwater-measurements.md §16): measured on the Breakwater 0.17.0
-    # build (seed 8422 case 459): text file data that is an array is read as ``String(array)``,
+    # M12.8 / G12.7 (Evidence: G12.7): measured on the Breakwater 0.17.0
+    # build: text file data that is an array is read as ``String(array)``,
     # its payload before the first comma: ``[[]]`` and ``[null, 'aGk=']`` read nothing, ``['aGk=']``
     # reads ``hi``, ``[[1]]`` (``"1"``, not base64) is not classified.
     def read(data):
@@ -239,8 +238,7 @@ def test_g12_array_file_data_is_read_as_its_string():
 
 def test_g12_file_data_that_parses_as_a_url_is_read_as_the_url():
     """G12.7: text/* data that parses as a URL is read as the URL's text, its ends stripped."""
-    # docs/breakwater-measurements.md §20 (seed 8453 case 97, measured on the Breakwater 0.17.0
-    # build): Mastra keeps file data that ``new URL`` accepts as the URL, whatever its scheme
+    # Evidence: G12.7 (measured on the Breakwater 0.17.0 build): Mastra keeps file data that ``new URL`` accepts as the URL, whatever its scheme
     # (``note: see the file`` is a URL of scheme ``note``), and Breakwater reads a ``text/*`` URL
     # as its text (ends stripped); other media types read their type only. In an assistant
     # message no gate denies the scheme.
@@ -268,7 +266,7 @@ def test_g12_a_string_value_is_read_as_it_is_and_another_as_json():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # the policies read an error's text as the prompt sends it (Breakwater build: a caller

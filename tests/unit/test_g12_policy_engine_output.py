@@ -1,5 +1,5 @@
 """G12 The policy engine as the guarded agent's output processor
-(docs/breakwater-measurements.md §11).
+(G12.10-G12.12; Evidence: G12.10, G12.11, G12.12).
 
 Breakwater's policy engine is also the guarded agent's output processor. The seed is silent
 on its output step; measured through adapters/breakwater on Breakwater 0.17.0 (seeds
@@ -14,7 +14,7 @@ on its output step; measured through adapters/breakwater on Breakwater 0.17.0 (s
 
 The engine's input step returns the messages it was handed. On the durable loop those are the
 input view, and Mastra re-adds each: a caller message moves behind a message a processor added
-with the same createdAt (§23, seed 8457 case 1210; the two scenarios at the end, run on the
+with the same createdAt (G12.10; the two scenarios at the end, run on the
 build on all three loops). A remembered message with the caller's client tool outcome stays
 remembered and call input and is saved on every loop (S3, I8); Breakwater does otherwise on
 the durable loop, finding BW-F3.
@@ -94,7 +94,7 @@ def test_g12_result_text_is_read_back_without_memory(loop):
 
 def _pending_approval_caller(loop):
     # No memory: the caller's assistant a0 holds an approval-responded call; the reply merges
-    # into it, and converting that response message back to text throws (k30).
+    # into it, and converting that response message back to text throws (M13.5, M13.6).
     caller = assistant("a0", "before", tool("tc1", "approval-responded", approval=obj(id="ap1", approved=True)), created_at=2)
     return run(scenario(caller, loop=loop, reply="reply-0"), Mode.GUARDED)
 
@@ -115,8 +115,7 @@ def test_g12_read_back_failure_on_stream_answers_with_the_streamed_text():
 
 def test_g12_durable_output_step_sees_no_stale_memory_reference():
     """G12.11: the durable output step sees a rebuilt list without the stale memory reference, so a0 is saved as a response."""
-    # docs/breakwater-measurements.md §21 (seed 8454 case 1227, measured on the Breakwater
-    # 0.17.0 build): p1 clears the input, which leaves the remembered carrier a0 as a stale memory
+    # Evidence: G12.11 (measured on the Breakwater 0.17.0 build): p1 clears the input, which leaves the remembered carrier a0 as a stale memory
     # reference (M5), then re-adds a0 as input; the reply merges into it. The durable output step
     # gets a list rebuilt from the workflow state, whose checker names a0 ``response`` only, so a0
     # is saved with the reply (Breakwater's checker there: memory empty, output ``[a0]``).
@@ -135,7 +134,7 @@ def test_g12_durable_output_step_sees_no_stale_memory_reference():
     assert saved.text().endswith("reply-0")
 
 
-# -- the engine's input return on durable (docs/breakwater-measurements.md §23) -----------------
+# -- the engine's input return on durable (G12.10, Evidence: G12.10) ---------------------------
 
 
 @pytest.mark.parametrize("loop", LOOPS)
@@ -174,7 +173,7 @@ def test_g12_durable_reply_merges_into_the_caller_assistant_moved_last(loop):
 def _failed_download_then_pending_approval(loop, memory):
     # p1 adds, as response messages, a0 with an approval-requested call and c1 with a file whose
     # data is not base64: the download fails before the model is called (M12), and the policy
-    # engine's read-back of the response messages then throws at a0 (k55 in raw Mastra).
+    # engine's read-back of the response messages then throws at a0 (M13.7 in raw Mastra).
     a0 = assistant("a0", "note-08", tool("tc9", "approval-requested", name="lookup", args=obj(q="note-28")), created_at=20)
     c1 = Message(id="c1", role=Role.USER, parts=(TextPart("note-39"), FilePart("note-02", "text/plain")), created_at=20)
     proc = Processor("p1", steps=(AddMessages((a0, c1), Source.RESPONSE, merge=True),))
@@ -185,7 +184,7 @@ def _failed_download_then_pending_approval(loop, memory):
 
 @pytest.mark.parametrize("memory", [True, False])
 def test_g12_after_a_failed_download_the_read_back_error_is_the_calls_on_every_loop_memory_or_not(memory):
-    # Measured on the build (docs/breakwater-measurements.md §24, each loop with and without
+    # Measured on the build (Evidence: G12.12, each loop with and without
     # memory): generate fails with the read-back's error, stream answers with no text and
     # finishReason error, the durable loop reports the download. The model is never called.
     """G12.12: after a failed download the read-back runs on every loop, memory or not, and its error is the call's."""

@@ -1,4 +1,4 @@
-"""G16 Input-assets gate (with G13 and I4; docs/breakwater-measurements.md §4): after the
+"""G16 Input-assets gate (with G13 and I4; Evidence: G16): after the
 application processors, before client tool output mapping and the policies. Expected values
 are Breakwater 0.17.0's rule as the measurements state it, derived by hand."""
 
@@ -126,7 +126,7 @@ def test_an_allowed_origin_passes_the_gate():
     obs = _run(with_file("https://example.com/a.png"), allowed_input_asset_origins=("HTTPS://Example.com:443/",))
     assert events(obs, "agent.input.asset") == []
     # past the gate, Mastra downloads the URL before calling the model, and offline the fetch
-    # fails (docs/mastra-measurements.md §k k44): not a refusal
+    # fails (M12.10, Evidence: M12.10): not a refusal
     assert obs.outcome == Failed("DOWNLOAD_ASSETS_FAILED")
 
 
@@ -318,7 +318,7 @@ def test_the_assets_swarm_reaches_each_reason_and_the_invariants_hold():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # the same caller on the guarded path (Breakwater 0.17.0 build, 17 values × 2

@@ -44,7 +44,7 @@ def test_m1_adding_to_response_removes_from_memory_and_input():
 
 def test_m1_adding_to_response_keeps_context():
     """M1.1: response removes memory and input, and keeps context."""
-    # docs/mastra-measurements.md §a: response removes memory and input, and keeps context.
+    # Evidence: M1.1: response removes memory and input, and keeps context.
     lst = ml.add(MessageList(), user("m1", "hi", 1), C)
     lst = ml.add(lst, _on_list(lst, "m1"), R)
     assert ml.sources_by_id(lst)["m1"] == {C, R}
@@ -85,7 +85,7 @@ def test_m1_checker_is_a_snapshot_of_id_sets():
 
 def test_m1_equal_fresh_copy_joins_the_checker_but_not_the_views():
     """M2.6, M1.2: an equal fresh copy joins input in the checker while the views do not show it."""
-    # docs/mastra-measurements.md §a: context then an equal fresh copy as input: the checker
+    # Evidence: M1.2: context then an equal fresh copy as input: the checker
     # says input while get.input.db() is empty.
     lst = ml.add(MessageList(), user("m1", "hi", 2000), C)
     lst = ml.add(lst, user("m1", "hi", 2000), I)
@@ -95,7 +95,7 @@ def test_m1_equal_fresh_copy_joins_the_checker_but_not_the_views():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # adapter runs : thread t1 [u0, a0 (text, call tc1)], caller

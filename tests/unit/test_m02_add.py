@@ -46,7 +46,7 @@ def test_m2_system_role_message_goes_to_the_untagged_bucket():
 
 
 def test_m2_db_shaped_system_message_without_content_string_is_refused():
-    # Measured on real Mastra (docs/mastra-measurements.md §j): a DB-shaped system message
+    # Measured on real Mastra (Evidence: M2.8): a DB-shaped system message
     # goes through AIV4Adapter.systemToV4Core, which needs the content.content string; with
     # parts only it throws INVALID_SYSTEM_MESSAGE_FORMAT (the model's messages have no string).
     """M2.8: a stored-format system message added under input is refused INVALID_SYSTEM_MESSAGE_FORMAT."""
@@ -97,7 +97,7 @@ def test_m2_memory_message_re_added_under_input_changes_its_fingerprint():
 
 
 def test_m2_same_id_different_content_replaces_wholesale_and_leaves_every_source():
-    """docs/mastra-measurements.md §d: user u1 memory then input (different text) → input only."""
+    """M2: user u1 memory then input (different text) → input only."""
     lst = ml.add(MessageList(), user("u1", "where am I?", 1000), M)
     lst = ml.add(lst, user("u1", "edited", 3000), I)
     assert lst.ids() == ("u1",)
@@ -107,7 +107,7 @@ def test_m2_same_id_different_content_replaces_wholesale_and_leaves_every_source
 
 
 def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark():
-    # measured on real Mastra (docs/mastra-measurements.md §j, items 1 and 4)
+    # measured on real Mastra (Evidence: M2.1, M2.4)
     """M2.1, M2.4, M3.5: a throwing add keeps what came before; an equal memory re-add leaves the watermark."""
     lst = MessageList(thread_id="t1", resource_id="r1", clock=1000)
     with pytest.raises(MastraError) as e:
@@ -120,7 +120,7 @@ def test_m2_add_is_not_atomic_and_a_deduplicated_memory_add_leaves_the_watermark
 
 
 def test_m2_image_part_is_held_as_a_file_part():
-    # Measured (docs/mastra-measurements.md §k): the stored format has no image part; an
+    # Measured (Evidence: M2.2): the stored format has no image part; an
     # appended {type:'image', data:'note-22', mediaType:'image/png'} is listed as a file part.
     """M2.2: an image part is held as a file part with the same data, media type and stamp."""
     from guardspec.model.messages import FilePart, ImagePart
@@ -132,7 +132,7 @@ def test_m2_image_part_is_held_as_a_file_part():
 
 def test_m2_a_same_id_add_compares_cache_keys_first_and_a_symbol_text_throws():
     """M2.5: a same-id add builds cache keys first, so a symbol text throws; a text is keyed as String of it."""
-    # docs/breakwater-measurements.md §19 (seed 8451 case 1066; raw Mastra 1.71.0 fails the call,
+    # Evidence: M2.5 (raw Mastra 1.71.0 fails the call,
     # Breakwater fails the processor): ``shouldReplaceMessage`` builds both messages' cache keys
     # (``cacheKey += part.text``) before any fold or merge, and a symbol text cannot be added to a
     # string: the add throws. A text that is not a string is keyed as ``String`` gives it.
@@ -155,7 +155,7 @@ def test_m2_a_message_of_another_thread_is_accepted_under_memory_and_missing_ids
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 def _shared_copy(loop, copy="shallow", edits=({"setId": {"id": "a0", "newId": "n2"}},), after=None):

@@ -72,13 +72,13 @@ def test_m3_checker_reads_a_folded_message_as_memory():
 
 def test_m3_user_message_input_then_memory_keeps_the_stored_text():
     """M3.2: a user message folded onto call input keeps the stored text; sets {memory, input}."""
-    # mastra-facts §1.4: input first, then memory: stored text wins; sets {memory, input}.
+    # M3.2: input first, then memory: stored text wins; sets {memory, input}.
     lst = _fold(user("u1", "edited", 1000), [user("u1", "where am I?", 1000)])
     assert lst.slot_of("u1").message.text() == "where am I?"
     assert ml.sources_by_id(lst)["u1"] == {M, I}
 
 
-# -- measured on real Mastra (docs/mastra-measurements.md §j, items 3 and 6) ----------------------
+# -- measured on real Mastra (Evidence: M3.1, M3.2) -----------------------------------------------
 
 
 def test_m3_fold_applies_when_already_in_memory_and_a_response_copy_ends_response_only():
@@ -97,7 +97,7 @@ def test_m3_fold_applies_when_already_in_memory_and_a_response_copy_ends_respons
     assert [p.text for p in s.message.parts] == ["one", "two"]
 
 
-# -- user/user fold metadata (docs/mastra-measurements.md §j 3b; probe on @mastra/core 1.71.0:
+# -- user/user fold metadata (Evidence: M3.3; probe on @mastra/core 1.71.0:
 # live n1 without metadata, then memory n1 of the same id: content.metadata is {}) -------------
 
 

@@ -73,7 +73,7 @@ def test_m4_tool_result_overwrites_the_matching_part():
     assert p.state.value == "result" and p.result == "Paris"
 
 
-# -- measured on real Mastra (docs/mastra-measurements.md §j, item 2) ---------------------------
+# -- measured on real Mastra (Evidence: M4.1, M4.2) ---------------------------------------------
 
 
 def _kinds(m):

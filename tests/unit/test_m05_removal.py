@@ -10,7 +10,7 @@ M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
 
 
 def _list():
-    """[u1 memory, a1 memory+input (fold), n1 input], as mastra-facts §6."""
+    """[u1 memory, a1 memory+input (fold), n1 input] (M1, M3.2)."""
     lst = ml.add(MessageList(), assistant("a1", tool("tc1", "result", result=1), created_at=2000), I)
     lst = ml.add(lst, user("n1", "new", 3000), I)
     lst = ml.add(lst, user("u1", "where am I?", 1000), M)
@@ -64,7 +64,7 @@ def test_m5_removal_leaves_system_messages():
 
 
 def test_m5_clear_input_leaves_a_stale_memory_reference_the_checker_sees():
-    # measured on real Mastra (docs/mastra-measurements.md §j, item 5)
+    # measured on real Mastra (Evidence: M5.2)
     """M5.2: clear.input leaves a memory+input message in memory although it is off the list."""
     from guardspec.model.messages import Source, assistant
     from guardspec.reference import messagelist as ml

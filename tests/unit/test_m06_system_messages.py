@@ -55,7 +55,7 @@ def test_m6_replace_all_replaces_the_untagged_bucket_only_without_dedupe():
 
 def test_m6_replace_all_keeps_array_content_and_part_options():
     """M6.6: replaceAllSystemMessages keeps array content and part providerOptions."""
-    # docs/mastra-measurements.md §e: replaceAllSystemMessages stores entries as given.
+    # Evidence: M6.6: replaceAllSystemMessages stores entries as given.
     parts = (TextPart("p", provider_options=obj(anthropic=obj(cacheControl=obj(type="z")))),)
     lst = ml.replace_all_system(MessageList(), [SystemMessage(parts)])
     assert lst.untagged[0].content == parts
@@ -63,7 +63,7 @@ def test_m6_replace_all_keeps_array_content_and_part_options():
 
 def test_m6_add_system_flattens_array_content_without_metadata_key():
     """M6.1: on the v5 path texts are joined by newlines, part options dropped, message options moved."""
-    # docs/mastra-measurements.md §e (v5 path): joined with newlines, part options dropped,
+    # Evidence: M6.1 (v5 path): joined with newlines, part options dropped,
     # message providerOptions moved to experimental_providerMetadata.
     po = obj(anthropic=obj(cacheControl=obj(type="msg")))
     msg = SystemMessage((TextPart("hello", provider_options=obj(a=1)), TextPart("world")), provider_options=po)
@@ -90,7 +90,7 @@ def test_m6_add_system_refuses_a_user_role_message():
 
 def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
     """M6.6, M6.4: a kept stored-format entry stays {format: 2, parts} and poisons its bucket alone."""
-    # Measured (docs/mastra-measurements.md §k, probe k-db-system-entries): the bucket holds
+    # Measured (Evidence: M6.6, M6.4): the bucket holds
     # the stored-format message, content ``{format: 2, parts}``; it is never sent; a later
     # untagged ``addSystem`` throws ``TypeError: content is not iterable``; a tagged one works.
     from guardspec.model import codec
@@ -111,7 +111,7 @@ def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
 
 def test_m6_prompt_system_entry_as_the_model_receives_it():
     """M12.2: a system entry is sent as its text parts concatenated, with the options the clause names."""
-    # Measured (docs/mastra-measurements.md §k, probe k-system-prompt): array content is the
+    # Measured (Evidence: M12.2): array content is the
     # concatenation of its text parts without separator, other kinds ignored, none left → not
     # sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
     # text parts' spread together; non-text content is not sent.
@@ -135,7 +135,7 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # evidence: M6.4
@@ -150,7 +150,7 @@ def test_a_system_message_without_content_under_a_new_tag_is_kept_and_the_call_a
 # evidence: M6.4
 def test_a_system_message_without_content_in_a_bucket_with_entries_fails_the_call():
     """M6.4: addSystem of a system message with no content into a bucket that has entries throws, failing the call."""
-    # §g: the untagged bucket holds the instructions; the dedupe scan throws `content is not iterable`
+    # M6.4: the untagged bucket holds the instructions; the dedupe scan throws `content is not iterable`
     o = observe([{"id": "p1", "steps": [{"op": "addSystem", "message": {"role": "system"}}]}])
     assert o["outcome"]["kind"] == "failed"
 

@@ -1,5 +1,5 @@
 """M6/M12 system text that is not a plain string: what ``addSystem`` stores (AI SDK v5 path) and
-what the model receives, for getters and other values (docs/mastra-measurements.md, M6.1 and M12.2).
+what the model receives, for getters and other values (Evidence: M6.1, M12.2).
 
 Every expected value is the output of probe ``adapters/mastra/probes/k-system-text-values.mjs``
 on real Mastra 1.71.0 (quoted in each test), not the model's own output.

@@ -127,7 +127,7 @@ def test_m7_raw_later_processor_receives_what_its_predecessor_received_otherwise
 )
 def test_m7_a_caller_message_the_list_refuses_fails_the_call(loop, error):
     """M7.2, M2.8: a refused caller message fails generate and stream with their own id, durable with the list's."""
-    # Measured (docs/mastra-measurements.md §k): a caller's stored-format system message
+    # Measured (Evidence: M7.2): a caller's stored-format system message
     # (parts only) makes ``add`` throw INVALID_SYSTEM_MESSAGE_FORMAT at preparation;
     # generate/stream reject with their own error id, the durable loop reports Mastra's id.
     from guardspec.model.messages import Message, Role, TextPart
@@ -152,7 +152,7 @@ def test_m7_the_bound_thread_is_created_before_the_processors_even_when_the_call
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # evidence: M7.1

@@ -91,7 +91,7 @@ def test_m8_system_role_entry_is_added_as_untagged_system_text():
 
 def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():
     """M8.2: an object's messages are applied, then its systemMessages replace the untagged bucket."""
-    # mastra-facts §2.2: in the workflow path a system entry in ``messages`` is overwritten by
+    # M8.2: in the workflow path a system entry in ``messages`` is overwritten by
     # the replace.
     value = ObjectOf(
         messages=ArrayOf(append=(SystemMessage("FROM ARRAY"), user("n1", "new", 40))), system_messages=(SystemMessage("REPLACED"),)
@@ -114,7 +114,7 @@ def test_m8_falsy_primitive_changes_nothing(value):
 @pytest.mark.parametrize("value", [Primitive("note-34"), Primitive(1), Primitive(True), Primitive(BigInt(1))])
 def test_m8_truthy_primitive_fails_the_call(value):
     """M8.2: a truthy primitive return throws, and the later processor never runs."""
-    # Measured (docs/mastra-measurements.md §k): ``result && "messages" in result`` throws a
+    # Measured (Evidence: M8.2): ``result && "messages" in result`` throws a
     # TypeError for a truthy primitive; generate rejects, and the later processor never runs.
     obs = raw(Processor("p1", end=Return(value)), Processor("p2", end=Abort("never reached")))
     assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
@@ -130,7 +130,7 @@ def test_m8_abort_stops_the_chain_with_a_tripwire_from_that_processor():
 
 def test_m8_thrown_tripwire_is_reported_under_the_workflow_id():
     """M8.7: a TripWire thrown without a processor id is named <agent id>-input-processor."""
-    # mastra-facts §2.3: a bare TripWire reports processorId "<agent>-input-processor".
+    # M8.7: a bare TripWire reports processorId "<agent>-input-processor".
     obs = raw(Processor("p1", end=ThrowTripWire("tw")))
     assert obs.outcome == Refused("tw", "agent-input-processor")
 
@@ -151,7 +151,7 @@ def test_m8_memory_plus_input_message_returned_as_copy_comes_back_memory_only():
     """M8.3: a returned copy of a memory+input message is re-added as memory alone."""
     obs = run(_fold_scenario(Return(ArrayOf(copy="deep"))), Mode.RAW)
     assert list_sources(obs)["a1"] == {"memory"}
-    # mastra-facts §3: the client result is then lost; storage keeps ``call``
+    # the client result is then lost; storage keeps ``call``
     assert tool_parts(stored_message(obs, "a1"))[0].state.value == "call"
 
 
@@ -163,7 +163,7 @@ def test_m8_memory_plus_input_message_returned_as_itself_stays_both():
 
 def test_m8_object_with_null_system_messages_empties_the_bucket_then_fails():
     """M8.6: a null systemMessages throws after the untagged bucket was emptied."""
-    # Measured (docs/mastra-measurements.md §k k15, seed 7001 case 709): ``replaceAllSystemMessages(null)``
+    # Measured (Evidence: M8.6): ``replaceAllSystemMessages(null)``
     # empties the untagged bucket before ``for (… of null)`` throws.
     obs = raw(Processor("p1", end=Return(ObjectOf(messages=ArrayOf(base="received"), system_messages=None))))
     assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
@@ -171,7 +171,7 @@ def test_m8_object_with_null_system_messages_empties_the_bucket_then_fails():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # evidence: M8.5

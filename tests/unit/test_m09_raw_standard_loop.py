@@ -43,7 +43,7 @@ def test_m9_tripwire_result_has_empty_text_and_finish_reason_other(loop):
 
 @pytest.mark.parametrize("loop", STANDARD)
 def test_m9_tripwire_result_messages_are_the_post_processor_list(loop):
-    """mastra-facts §3: on an input tripwire ``messages`` is memory + context + input."""
+    """M9: on an input tripwire ``messages`` is memory + context + input."""
     obs = run(_sc(Abort("blocked"), loop), Mode.RAW)
     assert obs.result.messages == ("h1", "u1")
     assert obs.result.remembered == ("h1",)

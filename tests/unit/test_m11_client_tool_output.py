@@ -106,7 +106,7 @@ def test_m11_no_mapping_after_a_tripwire():
 
 
 def test_m11_copies_that_demote_a_folded_message_leave_it_unmapped():
-    """mastra-facts §4: a processor returning copies (the merged message demoted to memory):
+    """M11: a processor returning copies (the merged message demoted to memory):
     the prompt got the raw result and nothing was cached."""
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result=PARIS), created_at=2000)
@@ -133,7 +133,7 @@ def test_m11_pass_through_caches_the_output_on_the_folded_message():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # evidence: M11.3

@@ -1,6 +1,6 @@
 """M12 Model step, asset downloads: which user file data is fetched before the model is called, how
 a failed download ends the call and which asset it names. Expected values are real Mastra
-1.71.0's answers to the same scenarios (docs/mastra-measurements.md)."""
+1.71.0's answers to the same scenarios (docs/evidence/mastra.md)."""
 
 import pytest
 from raw_json import NOTE_PART, message, observe, observe_call, observe_with_memory, run_normalised, user_file_message

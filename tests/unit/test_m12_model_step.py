@@ -50,7 +50,7 @@ def test_m12_reply_is_not_in_the_prompt_it_answers():
 
 def test_m12_reply_merges_into_a_trailing_assistant_which_moves_to_response():
     """M12.12: the reply merges into a trailing assistant message, which moves to response."""
-    # mastra-facts §3: after a client tool result, the reply is appended to a1, which moves
+    # M12.12: after a client tool result, the reply is appended to a1, which moves
     # from {memory, input} to response and drops out of rememberedMessages.
     threads = stored(user("u1", "where am I?", 1000), assistant("a1", "let me check", tool("tc1", "call"), created_at=2000))
     caller = assistant("a1", tool("tc1", "result", result="Paris"), created_at=2000)
@@ -71,7 +71,7 @@ def test_m12_prompt_messages_are_non_system_list_messages():
 
 def test_m12_part_provider_options_are_not_sent():
     """M12.5: a text part's providerOptions are never sent."""
-    # Measured (docs/mastra-measurements.md §k, probe k-part-provider-options): a stored-format text part's
+    # Measured (Evidence: M12.5): a stored-format text part's
     # providerOptions never reach the prompt, whatever the namespace (null, ``note``, ``openai``).
     from guardspec.model.messages import Role, TextPart
     from guardspec.model.values import UNDEFINED, obj
@@ -84,7 +84,7 @@ def test_m12_part_provider_options_are_not_sent():
 
 def test_m12_generate_re_adds_earlier_response_messages_too():
     """M12.13: on generate an earlier response message is added again and merges into the reply."""
-    # Measured (docs/mastra-measurements.md §k): on generate as on stream, a response
+    # Measured (Evidence: M12.13): on generate as on stream, a response
     # assistant message a processor added merges into the reply: parts [reply, added].
     from guardspec.model.messages import Source
     from guardspec.model.processors import AddMessages
@@ -98,7 +98,7 @@ def test_m12_generate_re_adds_earlier_response_messages_too():
 
 def test_m12_result_text_concatenates_a_null_or_undefined_text_as_javascript_does():
     """M13.5, G12.12: the read-back result text spells null and undefined out, raw with memory and guarded."""
-    # docs/breakwater-measurements.md §17 (measured on Mastra 1.71.0 raw with memory, and on
+    # Evidence: M13.5, G12.8 (measured on Mastra 1.71.0 raw with memory, and on
     # Breakwater, which reads the text back on every loop): the reply merged into the caller's
     # trailing assistant message whose text is null reads ``"nullreply"``, undefined
     # ``"undefinedreply"``; a string as itself.
@@ -189,7 +189,7 @@ def test_m12_a_merged_reply_is_stamped_on_the_list_after_the_thread_was_saved():
 
 
 # -- the same clause on scenarios written as the protocol's JSON; expected values are real Mastra
-# 1.71.0's answers to them (docs/mastra-measurements.md) ---------------------------------------
+# 1.71.0's answers to them (docs/evidence/mastra.md) -------------------------------------------
 
 
 # adapter runs (a processor adds a0 [text] as response with this metadata, no caller

@@ -1,6 +1,6 @@
 """M12 Model step: what the model receives of values that are not plain text (file data, metadata,
 tool outcomes, cached outputs), and the values the prompt conversion cannot write. Expected
-values are real Mastra 1.71.0's answers to the same scenarios (docs/mastra-measurements.md)."""
+values are real Mastra 1.71.0's answers to the same scenarios (docs/evidence/mastra.md)."""
 
 import pytest
 from raw_json import LOOP_NAMES, NOTE_PARTS, adds, message, observe, observe_call, observe_with_memory, run_normalised

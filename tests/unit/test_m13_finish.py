@@ -60,7 +60,7 @@ def test_m13_partial_call_parts_are_not_saved():
 
 def test_m13_a_stored_image_part_is_a_file_part():
     """M2.2, M13.10: storage holds image parts of seeded and saved messages as file parts."""
-    # Measured (docs/mastra-measurements.md §k): Mastra's storage holds the stored format, where
+    # Measured (Evidence: M2.2, M13.10): Mastra's storage holds the stored format, where
     # an image part is a file part; the caller's image part is saved as a file part too.
     from conftest import scenario as _scenario
     from conftest import stored as _stored
@@ -95,7 +95,7 @@ def test_m13_a_stored_image_part_is_a_file_part():
 )
 def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, outcome, finish):
     """M13.6: the read-back throws at an assistant's approval-requested part; stream resolves with error."""
-    # Measured (docs/mastra-measurements.md §k): with memory, the result text read-back converts
+    # Measured (Evidence: M13.6): with memory, the result text read-back converts
     # the response messages with AI SDK v4, which throws at an ``approval-requested`` part.
     from guardspec.model.messages import Source
     from guardspec.model.observation import Answered, Failed
@@ -122,7 +122,7 @@ def test_m13_read_back_throws_at_a_response_tool_call_awaiting_approval(loop, ou
 )
 def test_m12_file_data_that_is_not_base64_fails_before_the_model(loop, error):
     """M12.10: wrapped data that is not base64 fails the download: no model call, an error response saved."""
-    # Measured (docs/mastra-measurements.md §k k13): the user message's file data is fetched as
+    # Measured (Evidence: M12.10): the user message's file data is fetched as
     # ``data:image/png;base64,note-00``, which is not base64: no model call, an error part is added
     # as the response and the turn is saved.
     from guardspec.model.messages import FilePart, Message, Role, TextPart
@@ -149,7 +149,7 @@ def test_m12_file_data_that_is_base64_is_sent(data):
 
 def test_m13_durable_keeps_a_user_messages_partial_call_parts():
     """M13.2: durable keeps a user message's partial-call part, generate drops it."""
-    # Measured (docs/mastra-measurements.md §k k14): caller ``c00 [text, tool(partial-call)]``
+    # Measured (Evidence: M13.2): caller ``c00 [text, tool(partial-call)]``
     # is stored with both parts on durable, with the text only on generate.
     from guardspec.model.messages import Message, Role, TextPart
     from guardspec.model.scenario import Loop

@@ -1,6 +1,6 @@
 """M13 Finish, the result text read back from the response messages: where its conversion throws,
 and what generate, stream and the durable loop report then. Expected values are real Mastra
-1.71.0's answers to the same scenarios (docs/mastra-measurements.md)."""
+1.71.0's answers to the same scenarios (docs/evidence/mastra.md)."""
 
 import pytest
 from raw_json import HUMAN_OPERATOR, LOOP_NAMES, adds, message, observe, observe_with_memory, run_normalised

@@ -1,6 +1,6 @@
 """M13 Finish, saving: which messages and parts are saved, in which order, as JSON holds them, and
 where a save JSON cannot write stops. Expected values are real Mastra 1.71.0's answers to the
-same scenarios (docs/mastra-measurements.md)."""
+same scenarios (docs/evidence/mastra.md)."""
 
 import pytest
 from raw_json import (

@@ -1,5 +1,5 @@
 """M13 Finish, the thread title: the transcript it is made from and when none is made. Expected
-values are real Mastra 1.71.0's answers to the same scenarios (docs/mastra-measurements.md)."""
+values are real Mastra 1.71.0's answers to the same scenarios (docs/evidence/mastra.md)."""
 
 import pytest
 from raw_json import BIGINT_5, FUNCTION, NOTE_PART, OPERATOR, UNDEFINED_JSON, message, observe_with_memory

@@ -1,4 +1,4 @@
-"""Progress of long commands (issue 10 point 4): every command that can run for more than a few
+"""Progress of long commands: every command that can run for more than a few
 seconds shows progress while it runs (a rich bar on a terminal, occasional plain lines on
 stderr elsewhere) and ends with its summary. diff and mastra-diff are checked in
 tests/test_conformance_harness.py and tests/test_mastra_diff.py."""

@@ -1,4 +1,4 @@
-"""The shape census of a campaign (issue 10 point 3): how many of its scenarios had each shape.
+"""The shape census of a campaign: how many of its scenarios had each shape.
 
 Every campaign (``diff``, ``mastra-diff``, ``explore``) ends with this table. The shapes a
 category can take are listed once, here, and derived from the scenario schema
@@ -34,36 +34,36 @@ SYSTEM_SHAPES = (
     "content: other value",  # M6: whatever else a processor may put there
     "stored message with parts",  # M8: a DB-shaped message with role system
     "stored message without content",  # M2/M8: role system, neither content nor parts
-    "undefined",  # M8, issue 9 point 12: undefined among a returned systemMessages
+    "undefined",  # M8.6, G7.5: undefined among a returned systemMessages
 )
 """System entry shapes (M6, M8, G10): how a system entry is written, wherever it is written. A
 shape the model comes to treat apart (e.g. content in the stored format ``{format: 2, parts}``,
-issue 10 point 6) is added here with its model support."""
+M6.6) is added here with its model support."""
 
 PROVIDER_SHAPES = ("absent", "null", "not an object", "an object")
 """providerOptions on parts and system messages (G10, G12): absent, null, a non-object value, an object."""
 
 NAMESPACES_READ: tuple[str, ...] = ("anthropic", "openrouter", "openaiCompatible")
 """Provider-option namespaces the model reads by name: the namespaces of Breakwater's closed
-table (issue 9 point 7, docs/breakwater-measurements.md §7: ``anthropic.citations`` and
+table (G12.5: ``anthropic.citations`` and
 ``openrouter.reasoning_details`` read, ``openaiCompatible`` and some keys of the other two
 refused). Namespaces the generators make besides these are listed in the census all the same,
 as seen but not named here."""
 
 FILE_DATA_SHAPES = ("base64", "not base64", "a URL", "a data URI", "not a string")
-"""The data of a file or image part as the prompt's asset download reads it (M12,
-docs/mastra-measurements.md k13, k18; Breakwater's ``text/*`` reading and input-assets gate,
-issue 9 points 8-9): a URL is fetched, a data URI is read as it is, any other string is taken
+"""The data of a file or image part as the prompt's asset download reads it (M12.8,
+M12.10; Breakwater's ``text/*`` reading and input-assets gate,
+G12.6, G16): a URL is fetched, a data URI is read as it is, any other string is taken
 as base64 (valid or not), and a value that is no string is converted to one."""
 
 ACTOR_SHAPES = ("none", "human", "service", "another kind Breakwater knows", "no kind", "a kind Breakwater does not know")
-"""The call's actor (G3, docs/breakwater-measurements.md §2): none, a principal kind Breakwater
+"""The call's actor (G3.1, G0.2): none, a principal kind Breakwater
 knows (``human``, ``service``, or ``agent``/``system``, which no agent of the generators
 allows), no kind, a kind it does not know (no actor at all)."""
 
 ROLE_SHAPES = ("admin", "operator", "another of Breakwater's roles")
 """The actor's role among Breakwater's closed set (admin, builder, operator, reviewer, viewer;
-issue 9 point 16): the generators' agents allow ``operator`` only, so the other roles of the
+G0.2): the generators' agents allow ``operator`` only, so the other roles of the
 set are treated alike."""
 
 OUTCOME_SHAPES = (
@@ -75,13 +75,13 @@ OUTCOME_SHAPES = (
     "errorText: an object",
     "errorText: another value",
 )
-"""What a tool part's outcome holds (M12, docs/mastra-measurements.md k58, k59): a string result
-is sent as a text output, any other as JSON, an object holding ``value`` as that value (k60:
+"""What a tool part's outcome holds (M12.6, M11.3): a string result
+is sent as a text output, any other as JSON, an object holding ``value`` as that value (M11.2:
 an output wrapper, which the mapping is given the value of); an errorText that is no string is sent as the AI
 SDK's error message of it (falsy values as ``""``, others as JSON text)."""
 
 APPROVAL_SHAPES = ("approved with a reason", "denied with a reason")
-"""A tool part's approval (G11 reading, issue 9 point 10: an approval-responded reason is not
+"""A tool part's approval (G12.1, G12.3: an approval-responded reason is not
 read, a denied reason is read unquoted)."""
 
 

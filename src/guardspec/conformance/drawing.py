@@ -17,7 +17,7 @@ STRATEGY = "scenarios(campaign_swarms(max_calls=1)), odd outcomes, distinct"
 
 def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n); tool outcomes of
-    other kinds mixed in after the draw (``with_odd_outcomes``, k58, k59)."""
+    other kinds mixed in after the draw (``with_odd_outcomes``, M12.6, M11.3)."""
     # deferred: the strategies load Hypothesis, heavy and needed only when a campaign draws
     from guardspec.properties.strategies import campaign_swarms, scenarios
     from guardspec.properties.strategies.outcomes import with_odd_outcomes
@@ -68,7 +68,7 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
 
     # Short rounds, each from its own seed: one long Hypothesis run mutates its earlier examples
     # and can leave a whole shape out of a campaign (seed 0 once drew no reasoning part and no
-    # titling memory in 300 scenarios); short fresh runs keep the census full (issue 10 point 3).
+    # titling memory in 300 scenarios); short fresh runs keep the census full.
     r = 0
     while len(out) < n and r < 8 + 4 * (n // ROUND + 1):
         missing = n - len(out)

@@ -6,7 +6,7 @@ Two kinds of cases, both on the Mastra adapter (``node adapters/mastra/server.mj
          adapter understands: drawn, run, judged (``Verdict``), recorded, shrunk and written
          here, with the harness's own pieces (``draw_distinct``, ``shrink``, the results
          format, the known-discrepancies file).
-``raw``  raw-mode scenarios (SPEC §0) on the three loops: a conformance campaign
+``raw``  raw-mode scenarios (SPEC, Shape of the model) on the three loops: a conformance campaign
          (src/guardspec/conformance/campaign.py) with the Mastra adapter as the implementation,
          mode ``raw`` and the normalisation the adapter declares in its ``hello`` (``mastra``)
          unless the caller names one: the same generators, comparison, shrinker and results as

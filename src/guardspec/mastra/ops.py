@@ -223,7 +223,7 @@ OPS_SHAPES = {
     "added message": ("user", "assistant", "tool call", "tool result", "another thread", "a string", "a reference"),
     "system message": ("string", "object"),
 }
-"""The shapes of op sequences (issue 10 point 3): the ops protocol's op kinds and sources."""
+"""The shapes of op sequences, for the census: the ops protocol's op kinds and sources."""
 
 
 def ops_shapes(wire: list[dict]) -> set[tuple[str, str]]:
