@@ -70,8 +70,15 @@ class ResultsWriter:
         self.f = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            cut = False
+            if path.exists() and path.stat().st_size > 0:
+                with path.open("rb") as f:
+                    f.seek(-1, 2)
+                    cut = f.read(1) != b"\n"
             # Held open for the whole campaign (closed by close()), so each result is appended as it comes.
             self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115
+            if cut:  # a line cut short by an interruption: the next record starts on a line of its own
+                self.f.write("\n")
 
     def write(self, rec: dict) -> None:
         if self.f is None:
