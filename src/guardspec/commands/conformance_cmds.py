@@ -148,6 +148,12 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
     metavar="I/N",
     help="Run only shard I of N: the cases whose index is I modulo N (merge: `guardspec merge`).",
 )
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="A Dask scheduler (e.g. tcp://10.0.0.5:8786): the cases run on its workers, one --impl process per worker thread (not --jobs).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_with_compare
 def diff_cmd(
@@ -162,6 +168,7 @@ def diff_cmd(
     no_shrink: bool,
     shrink_seconds: float,
     shard_text: str | None,
+    cluster: str | None,
     as_json: bool,
     compare: tuple,
     normalise: str | None,
@@ -181,6 +188,8 @@ def diff_cmd(
             shard = parse_shard(shard_text)
         except BadArguments as e:
             _bad(str(e))
+    if cluster is not None and not cluster.strip():
+        _bad("--cluster: a Dask scheduler's address (e.g. tcp://127.0.0.1:8786)")
     user = _user_comparison(compare, normalise, compare_file)
     try:
         hello = implementation_hello(impl)
@@ -204,6 +213,7 @@ def diff_cmd(
         shrink=not no_shrink,
         shrink_seconds=shrink_seconds,
         shard=shard,
+        cluster=cluster,
     )
     try:
         with Progress() as progress:
@@ -232,6 +242,7 @@ def report_json(report: Any) -> dict:
         "byLoop": report.by_loop,
         "seconds": round(report.seconds, 2),
         "shard": list(report.config.shard) if report.config.shard else None,
+        "unrun": len(report.unrun),
         "firstDisagreementAt": report.first_disagreement_at,
         "found": [
             {
@@ -308,6 +319,13 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
         console.print(
             f"[yellow]{len(report.model_errors)} cases not judged: the reference itself failed on them "
             f"(first: case {r['case']} {r['mode']}: {(r.get('problem') or {}).get('expected', '')[:160]})[/yellow]",
+            markup=True,
+            highlight=False,
+        )
+    if report.unrun:
+        console.print(
+            f"[red]{len(report.unrun)} cases not judged: the cluster lost them ({report.unrun_why[:200]}); "
+            "the same command again runs them (it resumes from --out)[/red]",
             markup=True,
             highlight=False,
         )
