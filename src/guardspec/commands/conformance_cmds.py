@@ -141,6 +141,19 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
 @click.option(
     "--shrink-seconds", type=click.FloatRange(min=0), default=120.0, show_default=True, help="Time for shrinking one disagreement."
 )
+@click.option(
+    "--shard",
+    "shard_text",
+    default=None,
+    metavar="I/N",
+    help="Run only shard I of N: the cases whose index is I modulo N (merge: `guardspec merge`).",
+)
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="A Dask scheduler (e.g. tcp://10.0.0.5:8786): the cases run on its workers, one --impl process per worker thread (not --jobs).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_with_compare
 def diff_cmd(
@@ -154,6 +167,8 @@ def diff_cmd(
     known_file: str | None,
     no_shrink: bool,
     shrink_seconds: float,
+    shard_text: str | None,
+    cluster: str | None,
     as_json: bool,
     compare: tuple,
     normalise: str | None,
@@ -163,9 +178,18 @@ def diff_cmd(
     # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.campaign import run_campaign
     from guardspec.conformance.known import load_known
+    from guardspec.conformance.shards import parse_shard
 
     if not impl.strip():
         _bad("--impl: a command line")
+    shard = None
+    if shard_text is not None:
+        try:
+            shard = parse_shard(shard_text)
+        except BadArguments as e:
+            _bad(str(e))
+    if cluster is not None and not cluster.strip():
+        _bad("--cluster: a Dask scheduler's address (e.g. tcp://127.0.0.1:8786)")
     user = _user_comparison(compare, normalise, compare_file)
     try:
         hello = implementation_hello(impl)
@@ -188,6 +212,8 @@ def diff_cmd(
         known=known,
         shrink=not no_shrink,
         shrink_seconds=shrink_seconds,
+        shard=shard,
+        cluster=cluster,
     )
     try:
         with Progress() as progress:
@@ -215,6 +241,8 @@ def report_json(report: Any) -> dict:
         "counts": report.counts,
         "byLoop": report.by_loop,
         "seconds": round(report.seconds, 2),
+        "shard": list(report.config.shard) if report.config.shard else None,
+        "unrun": len(report.unrun),
         "firstDisagreementAt": report.first_disagreement_at,
         "found": [
             {
@@ -294,8 +322,40 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
             markup=True,
             highlight=False,
         )
+    if report.unrun:
+        console.print(
+            f"[red]{len(report.unrun)} cases not judged: the cluster lost them ({report.unrun_why[:200]}); "
+            "the same command again runs them (it resumes from --out)[/red]",
+            markup=True,
+            highlight=False,
+        )
     if census and report.census is not None:
         console.print(report.census.table("shape census of the scenarios"))
+
+
+@click.command("merge")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the merged report as JSON.")
+def merge_cmd(out: str, folders: tuple, as_json: bool) -> None:
+    """Merge the results folders of a campaign's shards (`diff --shard I/N --out DIR`) into OUT,
+    as the unsharded campaign would have written it, and print its report."""
+    # deferred: the merge draws the campaign's scenarios (Hypothesis, the reference), heavy
+    from guardspec.conformance.shards import merge_results
+
+    try:
+        with Progress() as progress:
+            tasks = CampaignTasks(progress, "merge")
+            report = merge_results(Path(out), [Path(f) for f in folders], tasks.on_generate)
+            if tasks.drawing:
+                tasks.drawing.done()
+    except BadArguments as e:
+        _bad(str(e))
+    if as_json:
+        click.echo(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+    else:
+        print_report(report, Console())
+    sys.exit(0 if report.ok else 1)
 
 
 @click.group("vectors")
@@ -369,7 +429,7 @@ def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int)
     click.echo(f"{len(paths)} vectors written to {out}")
 
 
-COMMANDS = (serve_cmd, diff_cmd, vectors_group)
+COMMANDS = (serve_cmd, diff_cmd, merge_cmd, vectors_group)
 
 
 def _vectors_dir() -> Path | None:

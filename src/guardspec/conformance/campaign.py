@@ -5,7 +5,8 @@ campaign is the same list of cases every time; each case (scenario × mode) runs
 and is judged (``execution.py``, ``cases.judge``), a known discrepancy set aside with its reason
 (``known.py``). Every verdict is appended to ``results.jsonl`` as it comes (``results.py``), so an
 interrupted campaign loses nothing: started again with the same seed and size it skips the cases
-already judged. Each distinct disagreement (mode and first differing field, or kind of problem)
+already judged. ``Config.shard`` runs one shard of the cases (``shards.py``), ``Config.cluster``
+runs them on a Dask cluster's workers (``cluster.py``). Each distinct disagreement (mode and first differing field, or kind of problem)
 is then shrunk (``shrink.py``) and written as a conformance vector with its ``explain``
 rendering (``writing.py``).
 """
@@ -26,6 +27,7 @@ from .execution import run_cases
 from .impl import Impl, Incident, StartFailed
 from .results import ResultsWriter, header_record, read_results, results_path
 from .settings import BadArguments, Config
+from .shards import shard_cases
 from .shrink import run_one, shrink_case, size
 from .writing import write_vector
 
@@ -66,6 +68,8 @@ class Report:
     incidents: list = field(factory=list)  # impl.Incident: this run's, and the resumed cases'
     first_disagreement_at: int | None = None  # 1-based example number
     census: Any = None  # census.Census of the campaign's scenarios
+    unrun: list = field(factory=list)  # (case, mode) a cluster lost (its worker died or its task failed): not judged
+    unrun_why: str = ""
 
     @property
     def incident_counts(self) -> dict[str, int]:
@@ -77,7 +81,7 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not self.counts.get("disagree") and not self.counts.get("problem")
+        return not self.counts.get("disagree") and not self.counts.get("problem") and not self.unrun
 
 
 def _modes(cfg: Config, hello: dict) -> tuple[str, ...]:
@@ -109,16 +113,28 @@ def run_campaign(
         raise BadArguments(f"--impl {cfg.impl!r}: {e.problem.path}: {e.problem.expected}" + (f"\n{e.stderr}" if e.stderr else "")) from None
     report.hello = hello
     modes = _modes(cfg, hello)
+    client = None
+    if cfg.cluster is not None:
+        # deferred: distributed is heavy, and only a cluster campaign needs it
+        from .cluster import connect
+
+        try:
+            client = connect(cfg.cluster)  # before the drawing: a wrong address is told at once
+        except BadArguments:
+            probe.close()
+            raise
     rpath = results_path(cfg)
     header, done, shrunk_before, incidents_before = read_results(rpath, cfg) if rpath else (None, {}, {}, [])
     writer = ResultsWriter(rpath)
     if header is None:
-        writer.write(header_record(cfg, modes))
+        writer.write(header_record(cfg, modes, hello))
     scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate)
     hashes = [scenario_hash(s) for s in scenarios]
     todo: list[tuple[int, str]] = []
     records: list[dict] = []
-    for i, h in enumerate(hashes):
+    mine = shard_cases(len(scenarios), cfg.shard)
+    for i in mine:
+        h = hashes[i]
         for m in modes:
             rec = done.get((i, m))
             if rec is not None and rec.get("hash") == h:
@@ -138,16 +154,37 @@ def run_campaign(
     counts: dict[str, int] = {}
     for rec in records:
         counts[rec["status"]] = counts.get(rec["status"], 0) + 1
-    report.incidents.extend(run_cases(cfg, probe, hello, scenarios, hashes, todo, writer, records, counts, progress))
-    report.counts = counts
-    report.cases = len(records)
-    report.census = census_of(scenarios)
-    _collect(report, records, scenarios)
+    if client is None:
+        report.incidents.extend(run_cases(cfg, probe, hello, scenarios, hashes, todo, writer, records, counts, progress))
+    else:
+        probe.close()  # the workers start their own processes
+        from .cluster import run_cases_on_cluster
+
+        try:
+            incidents, report.unrun, report.unrun_why = run_cases_on_cluster(
+                client, cfg, hello, scenarios, hashes, todo, writer, records, counts, progress
+            )
+        finally:
+            client.close()
+        report.incidents.extend(incidents)
+    summarise(report, records, scenarios, mine)
     if cfg.shrink:
         _shrink_all(report, scenarios, hello, writer, shrunk_before, on_shrink)
     writer.close()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def summarise(report: Report, records: list[dict], scenarios: list[dict], mine: list[int]) -> None:
+    """Fill ``report`` from the case records: counts by status and by loop, the distinct
+    disagreements (each with its smallest case), the problems; the census of the cases
+    ``mine`` (the campaign's, or its shard's)."""
+    report.counts = {}
+    for rec in records:
+        report.counts[rec["status"]] = report.counts.get(rec["status"], 0) + 1
+    report.cases = len(records)
+    report.census = census_of([scenarios[i] for i in mine])
+    _collect(report, records, scenarios)
 
 
 def _collect(report: Report, records: list[dict], scenarios: list[dict]) -> None:
@@ -233,4 +270,4 @@ def _shrink_all(
         on_shrink(len(report.found), len(report.found), "")
 
 
-__all__ = ["Found", "Report", "run_campaign"]
+__all__ = ["Found", "Report", "run_campaign", "summarise"]

@@ -45,6 +45,28 @@ def incident_record(inc: Incident) -> dict:
     return rec
 
 
+def judge_chunk(
+    cfg: Config, impl: Impl, hello: dict, chunk: list[tuple[int, str]], scenarios: Any, hashes: Any
+) -> tuple[list[dict], list[Incident]]:
+    """One exchange: the cases of ``chunk`` ((case, mode) pairs) run on ``impl`` and on the
+    model, each judged. ``scenarios`` and ``hashes`` are indexed by case (a list, or a dict of
+    the chunk's cases). Returns the case records in ``chunk``'s order and the incidents the
+    exchange brought. The same code judges a local job's cases and a cluster worker's."""
+    reqs, models = [], []
+    for i, m in chunk:
+        try:
+            models.append(model_observation(scenarios[i], m))
+        except Exception as e:  # the reference failed: the case is reported, not the run
+            models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
+        reqs.append({"kind": "run", "mode": m, "scenario": scenarios[i]})
+    seen = len(impl.incidents)
+    answers = impl.exchange(reqs, tags=chunk)
+    recs = [
+        case_record(cfg, i, m, scenarios[i], hashes[i], mo, ans, impl.hello or hello) for (i, m), mo, ans in zip(chunk, models, answers)
+    ]
+    return recs, impl.incidents[seen:]
+
+
 def run_cases(
     cfg: Config,
     probe: Impl,
@@ -74,19 +96,10 @@ def run_cases(
                 chunk = chunks.get_nowait()
             except queue.Empty:
                 return
-            reqs, models = [], []
-            for i, m in chunk:
-                try:
-                    models.append(model_observation(scenarios[i], m))
-                except Exception as e:  # the reference failed: the case is reported, not the run
-                    models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
-                reqs.append({"kind": "run", "mode": m, "scenario": scenarios[i]})
-            seen = len(impl.incidents)
-            answers = impl.exchange(reqs, tags=chunk)
-            for inc in impl.incidents[seen:]:
+            recs, incs = judge_chunk(cfg, impl, hello, chunk, scenarios, hashes)
+            for inc in incs:
                 writer.write(incident_record(inc))
-            for (i, m), mo, ans in zip(chunk, models, answers):
-                rec = case_record(cfg, i, m, scenarios[i], hashes[i], mo, ans, impl.hello or hello)
+            for rec in recs:
                 writer.write(rec)
                 with lock:
                     records.append(rec)
@@ -110,4 +123,4 @@ def run_cases(
     return incidents
 
 
-__all__ = ["case_record", "incident_record", "run_cases"]
+__all__ = ["case_record", "incident_record", "judge_chunk", "run_cases"]

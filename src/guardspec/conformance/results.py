@@ -20,9 +20,10 @@ def results_path(cfg: Config) -> Path | None:
     return cfg.out / RESULTS if cfg.out else None
 
 
-def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
-    """The first line of a results file: which campaign it belongs to."""
-    return {
+def header_record(cfg: Config, modes: tuple[str, ...], hello: dict | None = None) -> dict:
+    """The first line of a results file: which campaign it belongs to (and which shard of it,
+    ``[i, n]``, when it runs one: shards.py), and the implementation's name and version."""
+    rec = {
         "type": "campaign",
         "guardspec": 1,
         "seed": cfg.seed,
@@ -31,6 +32,21 @@ def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
         "impl": cfg.impl,
         "modes": list(modes),
     }
+    if hello:
+        rec["implementation"], rec["version"] = hello.get("implementation"), hello.get("version")
+    if cfg.shard is not None:
+        rec["shard"] = list(cfg.shard)
+    return rec
+
+
+def header_shard(header: dict) -> tuple[int, int] | None:
+    """The shard a results file's header names (None: the whole campaign)."""
+    s = header.get("shard")
+    return (int(s[0]), int(s[1])) if isinstance(s, list) and len(s) == 2 else None
+
+
+def shard_name(shard: tuple[int, int] | None) -> str:
+    return "the whole campaign" if shard is None else f"shard {shard[0]}/{shard[1]}"
 
 
 def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list]:
@@ -59,6 +75,8 @@ def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list
             f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples); "
             "use another --out, or the same --seed and --examples to resume it"
         )
+    if header is not None and header_shard(header) != cfg.shard:
+        raise BadArguments(f"{path}: holds {shard_name(header_shard(header))}, not {shard_name(cfg.shard)}; use another --out")
     return header, cases, shrunk, incidents
 
 
@@ -70,8 +88,15 @@ class ResultsWriter:
         self.f = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            cut = False
+            if path.exists() and path.stat().st_size > 0:
+                with path.open("rb") as f:
+                    f.seek(-1, 2)
+                    cut = f.read(1) != b"\n"
             # Held open for the whole campaign (closed by close()), so each result is appended as it comes.
             self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115
+            if cut:  # a line cut short by an interruption: the next record starts on a line of its own
+                self.f.write("\n")
 
     def write(self, rec: dict) -> None:
         if self.f is None:
@@ -85,4 +110,4 @@ class ResultsWriter:
             self.f.close()
 
 
-__all__ = ["RESULTS", "ResultsWriter", "header_record", "read_results", "results_path"]
+__all__ = ["RESULTS", "ResultsWriter", "header_record", "header_shard", "read_results", "results_path"]

@@ -34,6 +34,8 @@ class Config:
     shrink_seconds: float = 120.0
     window: int = 64
     chunk: int = 32
+    shard: tuple[int, int] | None = None  # (i, n): only the cases whose index is i modulo n (shards.py)
+    cluster: str | None = None  # a Dask scheduler's address: the cases run on its workers (cluster.py)
 
 
 @frozen
