@@ -24,7 +24,7 @@ from .census import census_of
 from .drawing import generate_scenarios
 from .execution import run_cases
 from .impl import Impl, Incident, StartFailed
-from .results import ResultsWriter, header_record, read_results, results_path
+from .results import ResultsWriter, check_same_build, header_record, read_results, results_path
 from .settings import BadArguments, Config
 from .shrink import run_one, shrink_case, size
 from .writing import write_vector
@@ -111,9 +111,11 @@ def run_campaign(
     modes = _modes(cfg, hello)
     rpath = results_path(cfg)
     header, done, shrunk_before, incidents_before = read_results(rpath, cfg) if rpath else (None, {}, {}, [])
+    if rpath:
+        check_same_build(rpath, header, hello)
     writer = ResultsWriter(rpath)
     if header is None:
-        writer.write(header_record(cfg, modes))
+        writer.write(header_record(cfg, modes, hello))
     scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate)
     hashes = [scenario_hash(s) for s in scenarios]
     todo: list[tuple[int, str]] = []

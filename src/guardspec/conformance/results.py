@@ -20,8 +20,10 @@ def results_path(cfg: Config) -> Path | None:
     return cfg.out / RESULTS if cfg.out else None
 
 
-def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
-    """The first line of a results file: which campaign it belongs to."""
+def header_record(cfg: Config, modes: tuple[str, ...], hello: dict | None = None) -> dict:
+    """The first line of a results file: which campaign it belongs to, and the build that
+    answered it when the implementation names one (``build`` of its start message)."""
+    build = (hello or {}).get("build")
     return {
         "type": "campaign",
         "guardspec": 1,
@@ -30,7 +32,20 @@ def header_record(cfg: Config, modes: tuple[str, ...]) -> dict:
         "strategy": STRATEGY,
         "impl": cfg.impl,
         "modes": list(modes),
+        **({"build": build} if build is not None else {}),
     }
+
+
+def check_same_build(path: Path, header: dict | None, hello: dict | None) -> None:
+    """A campaign is resumed only on the build that began it: results of two builds in one file
+    would be reported as one build's. A header or start message without ``build`` names none."""
+    then = (header or {}).get("build")
+    now = (hello or {}).get("build")
+    if then is not None and now is not None and then != now:
+        raise BadArguments(
+            f"{path}: begun on build sha256 {then.get('sha256')}, but the implementation is build sha256 "
+            f"{now.get('sha256')}; use another --out for this build"
+        )
 
 
 def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list]:
@@ -85,4 +100,4 @@ class ResultsWriter:
             self.f.close()
 
 
-__all__ = ["RESULTS", "ResultsWriter", "header_record", "read_results", "results_path"]
+__all__ = ["RESULTS", "ResultsWriter", "check_same_build", "header_record", "read_results", "results_path"]
