@@ -5,6 +5,7 @@
 // compiler, conversion and scripted model this adapter shares. Logs go to stderr.
 import { register } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 
@@ -28,6 +29,9 @@ const { ProtocolError, describe, isPlainObject } = await import('../mastra/lib/p
 const { serveLines } = await import('../mastra/lib/serve.mjs');
 const { runGuarded } = await import('./lib/guarded.mjs');
 
+// The build's identity: the sha256 of the module file's bytes, read before it is imported, so
+// that results and reports name the build that answered (docs/protocol.md, `build`).
+const BUILD = { sha256: createHash('sha256').update(readFileSync(modulePath)).digest('hex') };
 const bw = await import(pathToFileURL(modulePath).href);
 for (const name of ['createGuardedAgent', 'AuditLogger']) {
   if (typeof bw[name] !== 'function') {
@@ -60,7 +64,7 @@ async function handle(line) {
       case 'hello':
       case 'start':
         return {
-          reply: { id, status: 'ok', implementation: 'breakwater', version: VERSION, protocol: PROTOCOL, kinds: ['hello', 'run', 'stop'], modes: ['guarded'], fields: { guarded: GUARDED_FIELDS_DECLARED }, compare: { normalise: 'mastra' } },
+          reply: { id, status: 'ok', implementation: 'breakwater', version: VERSION, build: BUILD, protocol: PROTOCOL, kinds: ['hello', 'run', 'stop'], modes: ['guarded'], fields: { guarded: GUARDED_FIELDS_DECLARED }, compare: { normalise: 'mastra' } },
         };
       case 'stop':
         return { reply: { id, status: 'ok' }, stop: true };

@@ -283,3 +283,27 @@ def test_two_processors_re_adding_one_literal_in_turn_change_it_once() -> None:
         obs = _run(scenario)["observation"]
         assert obs["outcome"] == {"kind": "answered"}
         assert obs["read"].split("\n").count("re-added") == 1, obs["read"]
+
+
+@pytest.mark.node
+@needs_node
+@pytest.mark.skipif(not adapter_available(), reason="adapters/mastra/node_modules missing (make setup)")
+def test_hello_names_the_build_by_the_sha256_of_the_module_it_loaded(tmp_path) -> None:
+    """docs/protocol.md ``build``: the adapter hashes the module file it was given. A stand-in
+    module with the two exports is enough for hello; no Breakwater is needed."""
+    import hashlib
+
+    import jsonschema
+
+    module = tmp_path / "stand-in.mjs"
+    module.write_text("export function createGuardedAgent() {}\nexport class AuditLogger {}\n")
+    code, replies, err = _session([{"kind": "hello"}, {"kind": "stop"}], {**os.environ, "BREAKWATER_MODULE": str(module)})
+    assert code == 0, err
+    hello = replies[0]
+    assert hello["build"] == {"sha256": hashlib.sha256(module.read_bytes()).hexdigest()}
+    schema = json.loads((repo_root() / "docs" / "schemas" / "reply.schema.json").read_text())
+    hello_schema = {**schema["oneOf"][0], "$defs": schema["$defs"]}
+    jsonschema.validate(hello, hello_schema)
+    module.write_text(module.read_text() + "// another build\n")
+    _, replies, _ = _session([{"kind": "hello"}, {"kind": "stop"}], {**os.environ, "BREAKWATER_MODULE": str(module)})
+    assert replies[0]["build"]["sha256"] != hello["build"]["sha256"]

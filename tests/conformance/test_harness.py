@@ -221,7 +221,7 @@ def test_a_known_entry_may_name_the_values_of_the_first_difference(tmp_path: Pat
 
 def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path) -> None:
     """docs/protocol.md 'Known discrepancies': ``outcome`` restricts an entry to calls the model
-    refuses as stated (BW-F1: only RBAC refusals on durable save the input)."""
+    refuses as stated (here: a durable stored-difference matched only on RBAC refusals)."""
     from guardspec.conformance.cases import Verdict
     from guardspec.conformance.compare import Difference
     from guardspec.conformance.known import known_reason, load_known
@@ -237,7 +237,7 @@ def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path)
                         "loop": "durable",
                         "path": "$.stored*",
                         "outcome": {"processorId": "breakwater-rbac"},
-                        "reason": "BW-F1",
+                        "reason": "an RBAC-only entry",
                     }
                 ],
             }
@@ -247,7 +247,7 @@ def test_a_known_entry_may_require_members_of_the_models_outcome(tmp_path: Path)
     v = Verdict("disagree", "guarded:stored", (Difference("stored", "$.stored[1].parts[0].type", "text", "tool-invocation"),))
     rbac = {"outcome": {"kind": "refused", "reason": "x", "processorId": "breakwater-rbac"}}
     policy = {"outcome": {"kind": "refused", "reason": "x", "processorId": "breakwater-policy-engine"}}
-    assert known_reason(known, v, "durable", "h", rbac) == "BW-F1"
+    assert known_reason(known, v, "durable", "h", rbac) == "an RBAC-only entry"
     assert known_reason(known, v, "durable", "h", policy) is None
     assert known_reason(known, v, "durable", "h") is None
     f.write_text(json.dumps({"guardspec": 1, "known": [{"signature": "*", "outcome": "rbac", "reason": "x"}]}))

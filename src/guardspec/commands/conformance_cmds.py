@@ -23,7 +23,7 @@ from rich.table import Table
 
 from guardspec.conformance.compare import Comparison
 from guardspec.conformance.impl import Impl, StartFailed
-from guardspec.conformance.settings import BadArguments, Config, chosen_comparison, implementation_hello
+from guardspec.conformance.settings import BadArguments, Config, build_label, chosen_comparison, implementation_hello
 from guardspec.mastra.client import repo_root
 from guardspec.progress import CampaignTasks, Progress
 
@@ -234,6 +234,7 @@ def diff_cmd(
 def report_json(report: Any) -> dict:
     return {
         "implementation": (report.hello or {}).get("implementation"),
+        "build": (report.hello or {}).get("build"),
         "examples": report.config.examples,
         "seed": report.config.seed,
         "cases": report.cases,
@@ -276,7 +277,7 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
     """The campaign's summary, its disagreements, and (``census``) its shape census last."""
     h = report.hello or {}
     console.print(
-        f"{h.get('implementation')} {h.get('version')}: {report.cases} cases ({report.resumed} resumed), "
+        f"{h.get('implementation')} {h.get('version')}{build_label(h)}: {report.cases} cases ({report.resumed} resumed), "
         f"{' '.join(f'{k} {v}' for k, v in sorted(report.counts.items()))}, {report.seconds:.1f} s",
         markup=False,
         highlight=False,
@@ -394,7 +395,9 @@ def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, m
     from guardspec.conformance.vectors import check
 
     rows = check(im, targets, cmp, modes)
-    t = Table(title=f"conformance vectors — {(im.hello or {}).get('implementation')} {(im.hello or {}).get('version')}")
+    t = Table(
+        title=f"conformance vectors — {(im.hello or {}).get('implementation')} {(im.hello or {}).get('version')}{build_label(im.hello)}"
+    )
     for c in ("vector", "clauses", "mode", "loop", "result"):
         t.add_column(c, overflow="fold")
     for r in rows:

@@ -25,7 +25,7 @@ from .census import census_of
 from .drawing import generate_scenarios
 from .execution import run_cases
 from .impl import Impl, Incident, StartFailed
-from .results import ResultsWriter, header_record, read_results, results_path
+from .results import ResultsWriter, check_same_build, header_record, read_results, results_path
 from .settings import BadArguments, Config
 from .shards import shard_cases
 from .shrink import run_one, shrink_case, size
@@ -125,6 +125,8 @@ def run_campaign(
             raise
     rpath = results_path(cfg)
     header, done, shrunk_before, incidents_before = read_results(rpath, cfg) if rpath else (None, {}, {}, [])
+    if rpath:
+        check_same_build(rpath, header, hello)
     writer = ResultsWriter(rpath)
     if header is None:
         writer.write(header_record(cfg, modes, hello))

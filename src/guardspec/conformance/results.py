@@ -22,7 +22,9 @@ def results_path(cfg: Config) -> Path | None:
 
 def header_record(cfg: Config, modes: tuple[str, ...], hello: dict | None = None) -> dict:
     """The first line of a results file: which campaign it belongs to (and which shard of it,
-    ``[i, n]``, when it runs one: shards.py), and the implementation's name and version."""
+    ``[i, n]``, when it runs one: shards.py), the implementation's name and version, and the build
+    that answered it when the implementation names one (``build`` of its start message)."""
+    build = (hello or {}).get("build")
     rec = {
         "type": "campaign",
         "guardspec": 1,
@@ -31,6 +33,7 @@ def header_record(cfg: Config, modes: tuple[str, ...], hello: dict | None = None
         "strategy": STRATEGY,
         "impl": cfg.impl,
         "modes": list(modes),
+        **({"build": build} if build is not None else {}),
     }
     if hello:
         rec["implementation"], rec["version"] = hello.get("implementation"), hello.get("version")
@@ -47,6 +50,18 @@ def header_shard(header: dict) -> tuple[int, int] | None:
 
 def shard_name(shard: tuple[int, int] | None) -> str:
     return "the whole campaign" if shard is None else f"shard {shard[0]}/{shard[1]}"
+
+
+def check_same_build(path: Path, header: dict | None, hello: dict | None) -> None:
+    """A campaign is resumed only on the build that began it: results of two builds in one file
+    would be reported as one build's. A header or start message without ``build`` names none."""
+    then = (header or {}).get("build")
+    now = (hello or {}).get("build")
+    if then is not None and now is not None and then != now:
+        raise BadArguments(
+            f"{path}: begun on build sha256 {then.get('sha256')}, but the implementation is build sha256 "
+            f"{now.get('sha256')}; use another --out for this build"
+        )
 
 
 def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list]:
@@ -110,4 +125,4 @@ class ResultsWriter:
             self.f.close()
 
 
-__all__ = ["RESULTS", "ResultsWriter", "header_record", "header_shard", "read_results", "results_path"]
+__all__ = ["RESULTS", "ResultsWriter", "check_same_build", "header_record", "header_shard", "read_results", "results_path"]

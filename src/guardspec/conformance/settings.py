@@ -122,4 +122,12 @@ def implementation_hello(impl: Any, timeout: float = 30.0, env: dict | None = No
             ) from None
 
 
-__all__ = ["BadArguments", "ChosenComparison", "Config", "chosen_comparison", "declared_comparison", "implementation_hello"]
+def build_label(hello: dict | None) -> str:
+    """What summaries put after the implementation and version: for a start message that names
+    its build, a comma, ``build sha256`` and its first 12 hex digits; else nothing."""
+    build = (hello or {}).get("build")
+    digest = build.get("sha256") if isinstance(build, dict) else None
+    return f", build sha256 {digest[:12]}" if isinstance(digest, str) else ""
+
+
+__all__ = ["BadArguments", "ChosenComparison", "Config", "build_label", "chosen_comparison", "declared_comparison", "implementation_hello"]

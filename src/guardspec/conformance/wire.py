@@ -115,6 +115,22 @@ def check_observation(obs: Any, prefix: str = "$.observation") -> Problem | None
     return Problem("garbage", prefix + json_path(best.absolute_path)[1:], expected(best))
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def check_build(build: Any) -> Problem | None:
+    """The start message's optional ``build``: ``{"sha256": <64 lower-case hex digits>}``, the
+    identity of the build that answers (docs/protocol.md)."""
+    if not isinstance(build, dict):
+        return Problem("start-failed", "$.build", f"an object with a sha256, got {_short(build)}")
+    digest = build.get("sha256")
+    if not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX):
+        return Problem(
+            "start-failed", "$.build.sha256", f"64 lower-case hex digits, got {_short(digest if 'sha256' in build else '<absent>')}"
+        )
+    return None
+
+
 def check_hello(obj: dict) -> Problem | None:
     p = check_envelope(obj)
     if p:
@@ -126,6 +142,9 @@ def check_hello(obj: dict) -> Problem | None:
     for k in ("implementation", "version"):
         if not isinstance(obj.get(k), str):
             return Problem("start-failed", f"$.{k}", f"a string, got {_short(obj.get(k, '<absent>'))}")
+    p = check_build(obj["build"]) if "build" in obj else None
+    if p:
+        return p
     modes = obj.get("modes", ["raw", "guarded"])
     if not isinstance(modes, list) or any(m not in ("raw", "guarded") for m in modes):
         return Problem("start-failed", "$.modes", f"an array of 'raw' / 'guarded', got {_short(modes)}")
@@ -166,4 +185,14 @@ def declared_fields(hello: dict | None, reply: dict, mode: str, loop: str) -> tu
     return tuple(k for k in FIELDS if isinstance(obs, dict) and k in obs)
 
 
-__all__ = ["PROTOCOL", "Problem", "check_envelope", "check_hello", "check_observation", "check_run_reply", "declared_fields", "parse_line"]
+__all__ = [
+    "PROTOCOL",
+    "Problem",
+    "check_build",
+    "check_envelope",
+    "check_hello",
+    "check_observation",
+    "check_run_reply",
+    "declared_fields",
+    "parse_line",
+]

@@ -222,7 +222,7 @@ def differential(impl: dict, examples: int, seed: int = 0) -> dict:
     distinct disagreement with its first difference."""
     import os
 
-    from guardspec.conformance.settings import BadArguments, Config
+    from guardspec.conformance.settings import BadArguments, Config, build_label
     from guardspec.conformance.known import load_known
     from guardspec.conformance.campaign import run_campaign
     from guardspec.conformance.compare import Comparison
@@ -252,7 +252,8 @@ def differential(impl: dict, examples: int, seed: int = 0) -> dict:
             c = cells.setdefault(f"{r['mode']}/{r['loop']}", {})
             c[r["status"]] = c.get(r["status"], 0) + 1
     h = rep.hello or {}
-    return {**base, "status": "run", "implementation": f"{h.get('implementation')} {h.get('version')}", "cases": rep.cases,
+    return {**base, "status": "run", "implementation": f"{h.get('implementation')} {h.get('version')}{build_label(h)}",
+            "build": h.get("build"), "cases": rep.cases,
             "counts": rep.counts, "cells": dict(sorted(cells.items())), "seconds": round(rep.seconds, 2),
             "firstDisagreementAt": rep.first_disagreement_at, "known": len(known),
             "found": [{"signature": f.signature, "count": f.count, "first": f.line} for f in rep.found.values()],
