@@ -404,7 +404,30 @@ def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int)
     click.echo(f"{len(paths)} vectors written to {out}")
 
 
-COMMANDS = (serve_cmd, diff_cmd, vectors_group)
+@click.command("findings")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=None, help="The checkout (default: this one).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+def findings_cmd(root: str | None, fmt: str) -> None:
+    """Print each finding of docs/breakwater-findings.md as an issue-ready text: the seed
+    sentence, what Breakwater does, a minimal scenario, the model's and Breakwater's
+    observations side by side, and the command that reproduces it."""
+    # deferred: the findings run the reference on their vectors, heavy; kept out of `guardspec --help`
+    from guardspec.conformance.findings import FINDINGS, findings, markdown
+
+    base = Path(root) if root else (Path.cwd() if FINDINGS.is_file() else repo_root())
+    if not (base / FINDINGS).is_file():
+        _bad(f"{base / FINDINGS}: no such file")
+    try:
+        found = findings(base)
+    except BadArguments as e:
+        _bad(str(e))
+    if fmt == "json":
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    click.echo("\n".join(markdown(f) for f in found).rstrip())
+
+
+COMMANDS = (serve_cmd, diff_cmd, vectors_group, findings_cmd)
 
 
 def _vectors_dir() -> Path | None:
