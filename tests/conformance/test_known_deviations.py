@@ -85,6 +85,45 @@ def test_the_bw_f2_deviation_is_the_input_assets_gates_refusal_as_the_seed_words
     assert predicted == want
 
 
+def _entry(name: str) -> dict:
+    return next(k for k in _entries() if k["vector"] == name)
+
+
+def test_the_bw_f1_deviation_saves_the_callers_input_as_an_answered_durable_call_saves_it() -> None:
+    sj, model, predicted = _case(_entry("g2-g3-durable-role-denied-is-rbac-tripwire"))
+    allowed = copy.deepcopy(sj)
+    allowed["call"]["actor"]["role"] = "operator"
+    allowed["agent"]["processors"] = []
+    saved = next(m for m in model_observation(allowed, "guarded")["stored"] if m["id"] == "u1")
+    assert predicted == {**model, "stored": [*model["stored"], saved]}
+
+
+def test_the_bw_f3_deviation_keeps_the_carrier_as_the_thread_held_it() -> None:
+    sj, model, predicted = _case(_entry("s3-durable-caller-outcome-saved"))
+    held = next(m for m in sj["threads"][0]["messages"] if m["id"] == "a0")
+    assert held["parts"][-1]["state"] == "call"
+    assert predicted == {**model, "stored": [model["stored"][0], held, *model["stored"][2:]]}
+
+
+def test_the_bw_f4_deviation_maps_and_caches_the_stored_result_as_raw_mastra_does() -> None:
+    sj, model, predicted = _case(_entry("g11-stored-result-on-remembered-input-sent-as-stored"))
+    raw = model_observation(sj, "raw")
+    want = copy.deepcopy(model)
+    want["prompts"][0][2]["parts"][1]["result"] = raw["prompts"][0][2]["parts"][1]["result"]
+    want["stored"][1]["parts"][1] = raw["stored"][1]["parts"][1]
+    assert want["prompts"][0][2]["parts"][1]["result"] == {"type": "text", "value": 'mapped:"Oslo"'}
+    assert predicted == want
+
+
+def test_the_bw_f5_deviation_is_the_call_its_policies_would_allow_reading_the_callers_text_alone() -> None:
+    sj, model, predicted = _case(_entry("g10-durable-call-context-read"))
+    unmatched = copy.deepcopy(sj)
+    unmatched["agent"]["policies"][0]["patterns"] = ["NOT-IN-THIS-CALL"]
+    allowed = model_observation(unmatched, "guarded")
+    want = {**model, **{f: allowed[f] for f in ("outcome", "audit", "prompts")}, "read": "hello"}
+    assert "FORBIDDEN-10" in json.dumps(want["prompts"]) and predicted == want
+
+
 def _perturbed(obs: dict, field: str) -> dict:
     """``obs`` changed in one field only, in a way no normalisation erases."""
     out = copy.deepcopy(obs)
