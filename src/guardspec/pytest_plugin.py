@@ -5,6 +5,11 @@ It adds one test per conformance vector and mode (``guardspec::vector::<name>[<m
 one bounded differential campaign (``guardspec::diff[seed=S,examples=N]``). Without
 ``--guardspec-impl`` it adds nothing, so having it installed costs other test runs nothing.
 
+With ``--guardspec-known FILE`` a vector test whose case a known entry matches (its recorded
+deviation, field by field: ``conformance/known.py``) passes as an expected deviation: the test
+gets the user property ``guardspec_expected_deviation`` (the finding's id) and the terminal
+summary lists each one; any other difference still fails.
+
 Registered through the ``pytest11`` entry point ``guardspec``; or ``-p guardspec.pytest_plugin``.
 """
 
@@ -45,6 +50,14 @@ class _Shared:
         self.impl: Any = None
         self.rows: dict | None = None
         self.chosen: Any = None  # settings.ChosenComparison, once known
+        self.expected: list[tuple[str, str]] = []  # (test name, finding) of each expected deviation
+
+    def known(self) -> list:
+        """``--guardspec-known``'s entries (``BadArguments`` names the JSON path of what is wrong)."""
+        from guardspec.conformance.known import load_known
+
+        f = self.config.getoption("guardspec_known")
+        return load_known(f) if f else []
 
     def hello(self) -> dict:
         """The implementation's start message: the vector tests' process's, else a probe's."""
@@ -66,7 +79,7 @@ class _Shared:
         self.chosen = chosen_comparison(hello, None, fields, self.config.getoption("guardspec_normalise"), "--guardspec-normalise")
         return self.chosen.comparison
 
-    def vector_rows(self, paths: list[Path]) -> dict:
+    def vector_rows(self, paths: list[Path], known: list) -> dict:
         """Every vector run once, in one pipelined batch; rows by (path, mode)."""
         if self.rows is None:
             from guardspec.conformance.impl import Impl
@@ -75,7 +88,7 @@ class _Shared:
             self.impl = Impl(self.config.getoption("guardspec_impl"), timeout=self.config.getoption("guardspec_timeout"))
             hello = self.impl.start()
             modes = tuple(self.config.getoption("guardspec_mode")) or None
-            rows = check(self.impl, paths, self.comparison(hello), modes, against_model=False)
+            rows = check(self.impl, paths, self.comparison(hello), modes, against_model=False, known=known)
             self.rows = {(r.path, r.mode): r for r in rows}
         return self.rows
 
@@ -107,7 +120,11 @@ class VectorItem(pytest.Item):
 
         root = _vectors_dir(self.config)
         try:
-            rows = self.shared.vector_rows(vector_paths([root]) if root else [])
+            known = self.shared.known()
+        except BadArguments as e:
+            raise VectorFailure(f"--guardspec-known: {e}") from None
+        try:
+            rows = self.shared.vector_rows(vector_paths([root]) if root else [], known)
         except BadArguments as e:
             raise VectorFailure(f"--guardspec-impl: {e}") from None
         r = rows.get((str(self.vector_path), self.mode)) or rows.get((str(self.vector_path), ""))
@@ -117,6 +134,10 @@ class VectorItem(pytest.Item):
             raise VectorFailure(f"bad vector {self.vector_path}: {r.bad}")
         if r.verdict.status == "skipped":
             pytest.skip(f"the implementation skipped it: {r.verdict.reason}")
+        if r.known:
+            self.user_properties.append(("guardspec_expected_deviation", r.known))
+            self.shared.expected.append((self.name, r.known))
+            return
         if r.verdict.status != "agree":
             lines = [f"{self.vector_path} ({' '.join(r.clauses)}) in {self.mode} mode, loop {r.loop}: {r.verdict.status}"]
             lines += ["  " + d.line() for d in r.verdict.differences] or ["  " + r.verdict.line()]
@@ -209,6 +230,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any)
     shared = config.stash.get(_SHARED_KEY, None) if _SHARED_KEY is not None else None
     if shared is not None and shared.chosen is not None:
         terminalreporter.write_line(f"guardspec: {shared.chosen.line()}")
+    for name, finding in shared.expected if shared is not None else ():
+        terminalreporter.write_line(f"guardspec: expected deviation {finding}: {name}")
 
 
 def pytest_unconfigure(config: Any) -> None:

@@ -369,15 +369,44 @@ def vectors_group() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--timeout-per-case", "timeout", type=click.FloatRange(min=0.001), default=10.0, show_default=True)
 @click.option("--mode", "modes", multiple=True, type=click.Choice(["guarded", "raw"]))
+@click.option("--only", "only", multiple=True, metavar="VECTOR", help="Run only this vector: its name or file name (repeatable).")
+@click.option(
+    "--known",
+    "known_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Known deviations (e.g. adapters/breakwater/KNOWN.json): a vector whose case one matches is an expected deviation.",
+)
 @_with_compare
 def vectors_check_cmd(
-    impl: str, paths: tuple, timeout: float, modes: tuple, compare: tuple, normalise: str | None, compare_file: str | None
+    impl: str,
+    paths: tuple,
+    timeout: float,
+    modes: tuple,
+    only: tuple,
+    known_file: str | None,
+    compare: tuple,
+    normalise: str | None,
+    compare_file: str | None,
 ) -> None:
-    """Run the vectors on an implementation and print a table."""
+    """Run the vectors on an implementation and print a table. Exit 0 when every vector agrees,
+    is skipped or is an expected deviation naming its finding (``--known``); 1 otherwise."""
+    from guardspec.conformance.known import load_known
+    from guardspec.conformance.vectors import select
+
     user = _user_comparison(compare, normalise, compare_file)
     targets = [Path(p) for p in paths] or [Path(DEFAULT_VECTORS)]
     if not any(t.exists() for t in targets):
         _bad(f"{targets[0]}: no such vectors folder")
+    chosen_paths, unknown = select(targets, tuple(only))
+    if unknown:
+        _bad(f"--only {unknown[0]!r}: no such vector in {', '.join(str(t) for t in targets)}")
+    try:
+        known = load_known(known_file) if known_file else []
+    except BadArguments as e:
+        _bad(f"--known: {e}")
+    if only:
+        targets = chosen_paths
     with Impl(impl, timeout=timeout) as im:
         try:
             hello = im.start()
@@ -386,15 +415,17 @@ def vectors_check_cmd(
         chosen = _comparison(impl, hello, user)
         console = Console()
         console.print(chosen.line(), markup=False, highlight=False)
-        ok, bad = print_vectors(im, targets, console, chosen.comparison, tuple(modes) or None)
+        ok, bad = print_vectors(im, targets, console, chosen.comparison, tuple(modes) or None, known)
     sys.exit(0 if ok else (EXIT_BAD if bad else 1))
 
 
-def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, modes: Any = None) -> tuple[bool, bool]:
+def print_vectors(
+    im: Any, targets: list[Path], console: Any, cmp: Any = None, modes: Any = None, known: list | None = None
+) -> tuple[bool, bool]:
     # deferred: the harness loads the reference, heavy; kept out of `guardspec --help`
     from guardspec.conformance.vectors import check
 
-    rows = check(im, targets, cmp, modes)
+    rows = check(im, targets, cmp, modes, known=known)
     t = Table(
         title=f"conformance vectors — {(im.hello or {}).get('implementation')} {(im.hello or {}).get('version')}{build_label(im.hello)}"
     )
@@ -407,12 +438,16 @@ def print_vectors(im: Any, targets: list[Path], console: Any, cmp: Any = None, m
             res = "[green]agrees[/green]" + (f" [yellow](stale: {r.stale})[/yellow]" if r.stale else "")
         elif r.verdict.status == "skipped":
             res = f"[yellow]skipped: {r.verdict.reason}[/yellow]"
+        elif r.known:
+            res = f"[cyan]expected deviation {r.known}[/cyan]" + (f" [yellow](stale: {r.stale})[/yellow]" if r.stale else "")
         else:
             res = f"[red]{r.verdict.status.upper()}: {r.verdict.line()}[/red]"
         t.add_row(r.name, " ".join(r.clauses), r.mode, r.loop, res)
     console.print(t)
-    n_ok = sum(r.ok for r in rows)
-    console.print(f"{n_ok}/{len(rows)} agree or skipped")
+    n_known = sum(bool(r.known) and r.ok for r in rows)
+    n_ok = sum(r.ok for r in rows) - n_known
+    tail = f", {n_known} expected deviations ({', '.join(sorted({r.known for r in rows if r.known}))})" if n_known else ""
+    console.print(f"{n_ok}/{len(rows)} agree or skipped{tail}")
     return all(r.ok for r in rows), any(r.bad for r in rows)
 
 
@@ -432,7 +467,30 @@ def vectors_generate_cmd(examples_dir: str, out: str, generated: int, seed: int)
     click.echo(f"{len(paths)} vectors written to {out}")
 
 
-COMMANDS = (serve_cmd, diff_cmd, merge_cmd, vectors_group)
+@click.command("findings")
+@click.option("--root", type=click.Path(file_okay=False, exists=True), default=None, help="The checkout (default: this one).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+def findings_cmd(root: str | None, fmt: str) -> None:
+    """Print each finding of docs/breakwater-findings.md as an issue-ready text: the seed
+    sentence, what Breakwater does, a minimal scenario, the model's and Breakwater's
+    observations side by side, and the command that reproduces it."""
+    # deferred: the findings run the reference on their vectors, heavy; kept out of `guardspec --help`
+    from guardspec.conformance.findings import FINDINGS, findings, markdown
+
+    base = Path(root) if root else (Path.cwd() if FINDINGS.is_file() else repo_root())
+    if not (base / FINDINGS).is_file():
+        _bad(f"{base / FINDINGS}: no such file")
+    try:
+        found = findings(base)
+    except BadArguments as e:
+        _bad(str(e))
+    if fmt == "json":
+        click.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        return
+    click.echo("\n".join(markdown(f) for f in found).rstrip())
+
+
+COMMANDS = (serve_cmd, diff_cmd, merge_cmd, vectors_group, findings_cmd)
 
 
 def _vectors_dir() -> Path | None:

@@ -28,7 +28,7 @@ def case_record(cfg: Config, i: int, m: str, sj: dict, h: str, mo: Any, ans: Ans
     rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": h, **v.to_json(), "seconds": round(ans.seconds, 4)}
     if v.status in ("disagree", "problem"):
         observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
-        why = known_reason(cfg.known, v, loop, h, mo, sj, observed)
+        why = known_reason(cfg.known, v, loop, h, mo, sj, observed, cfg.comparison)
         if why is not None:
             rec["status"], rec["known"] = "known", why
         elif isinstance(ans.reply, dict) and v.status == "disagree":

@@ -4,6 +4,14 @@ predicates that decide whether a case is one of them.
 An entry of the file (``load_known``) is a set of conditions, one per key; a case is known when
 every condition its entry states holds (``known_reason``). Each key's condition is a predicate of
 its own below (``PREDICATES``), so what an entry means is read off one function per key.
+
+An entry with a ``deviation`` records what the implementation does instead of the model, field
+by field: the model's observation with each step applied (a value at a JSON path, or a named
+rewrite such as the read without the call's context) is the observation the entry predicts, and
+the entry holds only when the implementation's observation has no difference from that
+prediction under the case's comparison (``deviation_matches``). A behaviour that merely resembles
+a finding (same field, same first differing path) but differs from it anywhere is a
+disagreement, not the finding.
 """
 
 from __future__ import annotations
@@ -18,14 +26,16 @@ from typing import Any
 from attrs import frozen
 
 from .cases import Verdict
-from .compare import coarse
+from .compare import FIELDS, Comparison, coarse, differences
 from .settings import BadArguments
 
 
 def load_known(path: str | Path) -> list[dict]:
     """``{"guardspec": 1, "known": [{"signature": glob, "path"?: glob, "loop"?: str,
     "scenario"?: hash, "model"?: JSON, "impl"?: JSON, "outcome"?: object, "message"?: object,
-    "reason": str}]}``; every entry must say why. ``model``/``impl``: the first difference's
+    "reason": str, "finding"?: str, "vector"?: str, "deviation"?: [step]}]}``; every entry must
+    say why, and state a ``signature`` or a ``deviation`` (a step: ``{"path": "$.<field>...",
+    "value": JSON}`` or ``{"path": ..., "rewrite": name of REWRITES}``, ``deviated``). ``model``/``impl``: the first difference's
     values, when the cause shows in them; ``outcome``: members the model's outcome must have
     (e.g. the refusing processor), when the cause shows in the model's outcome rather than in
     the difference; ``message``: what the message the first difference lies in must be
@@ -44,11 +54,15 @@ def load_known(path: str | Path) -> list[dict]:
         where = f"{path}: $.known[{i}]"
         if not isinstance(k, dict):
             raise BadArguments(f"{where}: a JSON object")
-        if not isinstance(k.get("signature"), str):
+        if "deviation" in k:
+            _check_deviation(k["deviation"], f"{where}.deviation")
+        elif not isinstance(k.get("signature"), str):
+            raise BadArguments(f"{where}.signature: a string (a glob over '<mode>:<field or problem>'), or a deviation")
+        if "signature" in k and not isinstance(k["signature"], str):
             raise BadArguments(f"{where}.signature: a string (a glob over '<mode>:<field or problem>')")
         if not isinstance(k.get("reason"), str) or not k["reason"].strip():
             raise BadArguments(f"{where}.reason: a non-empty string: why this discrepancy is accepted")
-        for key in ("path", "loop", "scenario"):
+        for key in ("path", "loop", "scenario", "finding", "vector"):
             if key in k and not isinstance(k[key], str):
                 raise BadArguments(f"{where}.{key}: a string")
         if "outcome" in k and not isinstance(k["outcome"], dict):
@@ -59,10 +73,35 @@ def load_known(path: str | Path) -> list[dict]:
                 raise BadArguments(f"{where}.message: an object of booleans named {', '.join(MESSAGE_FACTS)}")
         if "read" in k and k["read"] not in READ_FACTS:
             raise BadArguments(f"{where}.read: one of {', '.join(repr(x) for x in READ_FACTS)}")
-        extra = set(k) - {key for key, _ in PREDICATES} - {"reason"}
+        extra = set(k) - {key for key, _ in PREDICATES} - {"reason", "finding", "vector"}
         if extra:
             raise BadArguments(f"{where}.{sorted(extra)[0]}: no unknown field")
     return data["known"]
+
+
+_STEP_PATH = re.compile(r"^\$\.(" + "|".join(FIELDS) + r")((\.[A-Za-z_][\w-]*)|\[\d+\])*$")
+_TOKEN = re.compile(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]")
+
+
+def _check_deviation(steps: Any, where: str) -> None:
+    if not isinstance(steps, list) or not steps:
+        raise BadArguments(f"{where}: a non-empty array of steps ({{path, value}} or {{path, rewrite}})")
+    for j, st in enumerate(steps):
+        at = f"{where}[{j}]"
+        if not isinstance(st, dict):
+            raise BadArguments(f"{at}: a JSON object ({{path, value}} or {{path, rewrite}})")
+        if not isinstance(st.get("path"), str) or not _STEP_PATH.match(st["path"]):
+            raise BadArguments(f"{at}.path: a JSON path into an observation field ({', '.join(FIELDS)}), e.g. '$.audit[1].reason'")
+        if ("value" in st) == ("rewrite" in st):
+            raise BadArguments(f"{at}: exactly one of 'value' (the implementation's value there) or 'rewrite'")
+        if "rewrite" in st:
+            if st["rewrite"] not in REWRITES:
+                raise BadArguments(f"{at}.rewrite: one of {', '.join(repr(x) for x in REWRITES)}")
+            if REWRITES[st["rewrite"]][0] != st["path"]:
+                raise BadArguments(f"{at}.path: {REWRITES[st['rewrite']][0]!r} (where rewrite {st['rewrite']!r} applies)")
+        extra = set(st) - {"path", "value", "rewrite"}
+        if extra:
+            raise BadArguments(f"{at}.{sorted(extra)[0]}: no unknown field")
 
 
 def _path_glob(path: str, pattern: str) -> bool:
@@ -75,34 +114,119 @@ MESSAGE_FACTS = ("remembered", "callerOutcome", "implUnsaved", "implRowUnsavedCa
 READ_FACTS = ("withoutCallContext",)
 
 
-def read_without_call_context(model: Any, scenario: Any, impl: Any) -> bool:
-    """A known entry's ``read: "withoutCallContext"``: the call has context messages and the
-    implementation's ``read`` is the model's with the text of every context message taken out
-    (each text part's text, as the lines the policies read it as: the last occurrence), and
-    nothing else: the implementation did not read the call's context (BW-F5). False when either
-    read is missing or a context text is not in the model's."""
+def call_context_texts(scenario: Any) -> list[str]:
+    """The text of every text part of the call's context messages, in order."""
     call = scenario.get("call") if isinstance(scenario, dict) else None
-    mine = model.get("read") if isinstance(model, dict) else None
-    theirs = impl.get("read") if isinstance(impl, dict) else None
-    if not isinstance(call, dict) or not isinstance(mine, str) or not isinstance(theirs, str):
-        return False
-    texts = [
+    if not isinstance(call, dict):
+        return []
+    return [
         p["text"]
         for m in call.get("context") or ()
         if isinstance(m, dict)
         for p in m.get("parts") or ()
         if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
     ]
-    if not texts:
-        return False
+
+
+def read_less_call_context(model: Any, scenario: Any) -> str | None:
+    """The model's ``read`` with the text of every context message taken out (each text part's
+    text, as the lines the policies read it as: the last occurrence). None when the call has no
+    context text, the model read nothing, or a context text is not in the model's read."""
+    mine = model.get("read") if isinstance(model, dict) else None
+    texts = call_context_texts(scenario)
+    if not isinstance(mine, str) or not texts:
+        return None
     lines = mine.split("\n")
     for t in texts:
         want = t.split("\n")
         at = next((i for i in range(len(lines) - len(want), -1, -1) if lines[i : i + len(want)] == want), None)
         if at is None:
-            return False
+            return None
         del lines[at : at + len(want)]
-    return "\n".join(lines) == theirs
+    return "\n".join(lines)
+
+
+def stored_carriers_as_thread_held(model: Any, scenario: Any) -> list | None:
+    """The model's ``stored`` with each remembered message that carries the caller's client tool
+    outcome (its id is a message of the bound thread and the caller sends a message with that id
+    holding a ``tool-invocation`` part) put back, at its place, as the thread held it before the
+    call: saved nothing of it. None when no stored message is such a carrier."""
+    stored = model.get("stored") if isinstance(model, dict) else None
+    call = scenario.get("call") if isinstance(scenario, dict) else None
+    if not isinstance(stored, list) or not isinstance(call, dict):
+        return None
+    bound = (call.get("memory") or {}).get("thread") if isinstance(call.get("memory"), dict) else None
+    thread = next((t for t in scenario.get("threads") or () if isinstance(t, dict) and t.get("id") == bound), None)
+    if thread is None:
+        return None
+    before = {m.get("id"): m for m in thread.get("messages") or () if isinstance(m, dict)}
+    carriers = {
+        m.get("id")
+        for m in call.get("messages") or ()
+        if isinstance(m, dict) and any(isinstance(p, dict) and p.get("type") == "tool-invocation" for p in m.get("parts") or ())
+    }
+    out, moved = [], False
+    for m in stored:
+        mid = m.get("id") if isinstance(m, dict) else None
+        if mid in carriers and mid in before:
+            out.append(before[mid])
+            moved = True
+        else:
+            out.append(m)
+    return out if moved else None
+
+
+REWRITES: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
+    "withoutCallContext": ("$.read", read_less_call_context),
+    "callerOutcomeCarriersUnsaved": ("$.stored", stored_carriers_as_thread_held),
+}
+"""A deviation step's named rewrite: the path it sets and how its value follows from the model's
+observation and the scenario (None: the rewrite does not apply to the case)."""
+
+
+def deviated(steps: list[dict], model: Any, scenario: Any) -> dict | None:
+    """The model's observation with each step of a deviation applied: ``value`` set at ``path``
+    (a member may be added to an object; a list index must exist, or be its length: appended),
+    or the ``rewrite``'s value there. None when a path's parent is missing from the model's
+    observation or a rewrite does not apply."""
+    if not isinstance(model, dict):
+        return None
+    out = json.loads(json.dumps(model))
+    for st in steps:
+        if "rewrite" in st:
+            value = REWRITES[st["rewrite"]][1](model, scenario)
+            if value is None:
+                return None
+        else:
+            value = st["value"]
+        tokens = [(m.group(1), m.group(2)) for m in _TOKEN.finditer(st["path"][1:])]
+        node: Any = out
+        for key, index in tokens[:-1]:
+            if key is not None and isinstance(node, dict) and key in node:
+                node = node[key]
+            elif index is not None and isinstance(node, list) and int(index) < len(node):
+                node = node[int(index)]
+            else:
+                return None
+        key, index = tokens[-1]
+        if key is not None and isinstance(node, dict):
+            node[key] = json.loads(json.dumps(value))
+        elif index is not None and isinstance(node, list) and int(index) <= len(node):
+            node[int(index) : int(index) + 1] = [json.loads(json.dumps(value))]
+        else:
+            return None
+    return out
+
+
+def read_without_call_context(model: Any, scenario: Any, impl: Any) -> bool:
+    """A known entry's ``read: "withoutCallContext"``: the call has context messages and the
+    implementation's ``read`` is the model's with the text of every context message taken out
+    (each text part's text, as the lines the policies read it as: the last occurrence), and
+    nothing else: the implementation did not read the call's context (BW-F5). False when either
+    read is missing or a context text is not in the model's."""
+    theirs = impl.get("read") if isinstance(impl, dict) else None
+    want = read_less_call_context(model, scenario)
+    return want is not None and isinstance(theirs, str) and want == theirs
 
 
 def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> dict[str, bool] | None:
@@ -169,7 +293,8 @@ def message_facts(v: Verdict, model: Any, scenario: Any, impl: Any = None) -> di
 class Case:
     """A judged case as the predicates see it: its verdict, loop and scenario hash, and as JSON
     the model's observation, the scenario and the implementation's observation (None when not
-    at hand: a predicate that asks of them then does not hold)."""
+    at hand: a predicate that asks of them then does not hold), and the comparison it was judged
+    under (a deviation is compared with the implementation's observation under it)."""
 
     verdict: Verdict
     loop: str
@@ -177,6 +302,7 @@ class Case:
     model: Any = None
     scenario: Any = None
     impl: Any = None
+    comparison: Comparison | None = None
 
 
 def signature_matches(k: dict, c: Case) -> bool:
@@ -232,6 +358,20 @@ def read_matches(k: dict, c: Case) -> bool:
     return k["read"] != "withoutCallContext" or read_without_call_context(c.model, c.scenario, c.impl)
 
 
+def deviation_matches(k: dict, c: Case) -> bool:
+    """``deviation``: the implementation's observation has no difference, in any field it
+    reports, from the model's observation with the deviation applied (``deviated``), and that
+    prediction is not the model's own. False without the model's or the implementation's
+    observation or the comparison."""
+    if c.impl is None or c.comparison is None or not isinstance(c.impl, dict):
+        return False
+    predicted = deviated(k["deviation"], c.model, c.scenario)
+    if predicted is None or predicted == c.model:
+        return False
+    mode = c.verdict.signature.partition(":")[0] or "guarded"
+    return not differences(predicted, c.impl, c.scenario, mode, c.comparison, c.verdict.fields or None, first_only=True)
+
+
 PREDICATES: tuple[tuple[str, Callable[[dict, Case], bool]], ...] = (
     ("signature", signature_matches),
     ("loop", loop_matches),
@@ -242,27 +382,63 @@ PREDICATES: tuple[tuple[str, Callable[[dict, Case], bool]], ...] = (
     ("outcome", outcome_matches),
     ("message", message_matches),
     ("read", read_matches),
+    ("deviation", deviation_matches),
 )
 """Each key an entry may state and the predicate it adds, in the order they are tried."""
 
 
-def known_reason(known: list[dict], v: Verdict, loop: str, h: str, model: Any = None, scenario: Any = None, impl: Any = None) -> str | None:
-    """The reason of the first entry of ``known`` the case matches (``load_known``), or None.
-    ``model``: the model's observation (JSON), ``scenario``: the scenario (JSON), ``impl``: the
-    implementation's observation (JSON); an entry that asks of them does not match without
-    them."""
-    c = Case(v, loop, h, model, scenario, impl)
+def known_entry(
+    known: list[dict],
+    v: Verdict,
+    loop: str,
+    h: str,
+    model: Any = None,
+    scenario: Any = None,
+    impl: Any = None,
+    comparison: Comparison | None = None,
+) -> dict | None:
+    """The first entry of ``known`` the case matches (``load_known``), or None. ``model``: the
+    model's observation (JSON), ``scenario``: the scenario (JSON), ``impl``: the implementation's
+    observation (JSON), ``comparison``: the case's; an entry that asks of them does not match
+    without them."""
+    c = Case(v, loop, h, model, scenario, impl, comparison)
     for k in known:
         if all(holds(k, c) for key, holds in PREDICATES if key in k):
-            return k["reason"]
+            return k
     return None
+
+
+def known_reason(
+    known: list[dict],
+    v: Verdict,
+    loop: str,
+    h: str,
+    model: Any = None,
+    scenario: Any = None,
+    impl: Any = None,
+    comparison: Comparison | None = None,
+) -> str | None:
+    """The reason of the first entry of ``known`` the case matches (``known_entry``), or None."""
+    k = known_entry(known, v, loop, h, model, scenario, impl, comparison)
+    return None if k is None else k["reason"]
+
+
+def finding_of(k: dict) -> str:
+    """The finding an entry names: its ``finding``, else the id its reason opens with."""
+    m = re.match(r"([A-Z]+-F\d+)\b", k.get("reason", ""))
+    return k.get("finding") or (m.group(1) if m else "")
 
 
 __all__ = [
     "MESSAGE_FACTS",
     "PREDICATES",
     "READ_FACTS",
+    "REWRITES",
     "Case",
+    "deviated",
+    "deviation_matches",
+    "finding_of",
+    "known_entry",
     "known_reason",
     "load_known",
     "message_facts",

@@ -25,6 +25,7 @@ from .cases import Verdict, judge, loop_of, model_observation, scenario_hash
 from .compare import Comparison, ComparisonError, comparison_from_json
 from .drawing import generate_scenarios
 from .impl import Impl
+from .known import finding_of, known_entry
 
 VECTOR_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -278,16 +279,51 @@ class Row:
     verdict: Verdict | None
     bad: str = ""  # a malformed vector file: "<JSON path>: <expected>"
     stale: str = ""  # the vector no longer matches the model (regenerate it)
+    known: str = ""  # the finding whose recorded deviation the implementation's observation is
+    known_reason: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.bad and not self.stale and self.verdict is not None and self.verdict.status in ("agree", "skipped")
+        if self.bad or self.stale or self.verdict is None:
+            return False
+        return self.verdict.status in ("agree", "skipped") or bool(self.known)
+
+
+def vector_ids(p: Path) -> set[str]:
+    """What ``--only`` may name a vector file by: its file name, its stem, and its ``name``."""
+    ids = {p.name, p.stem}
+    try:
+        data = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return ids
+    if isinstance(data, dict) and isinstance(data.get("name"), str):
+        ids.add(data["name"])
+    return ids
+
+
+def select(paths: list[Path], only: tuple[str, ...]) -> tuple[list[Path], list[str]]:
+    """The vector files among ``paths`` that ``only`` names (every one when ``only`` is empty),
+    and the names in ``only`` that name none of them."""
+    files = vector_paths(paths)
+    if not only:
+        return files, []
+    ids = {p: vector_ids(p) for p in files}
+    chosen = [p for p in files if ids[p] & set(only)]
+    unknown = [o for o in only if not any(o in i for i in ids.values())]
+    return chosen, unknown
 
 
 def check(
-    impl: Impl, paths: list[Path], base: Comparison | None = None, modes: tuple[str, ...] | None = None, against_model: bool = True
+    impl: Impl,
+    paths: list[Path],
+    base: Comparison | None = None,
+    modes: tuple[str, ...] | None = None,
+    against_model: bool = True,
+    known: list[dict] | None = None,
 ) -> list[Row]:
-    """Run every vector in every mode it expects (and the implementation declares)."""
+    """Run every vector in every mode it expects (and the implementation declares). With
+    ``known`` (``known.load_known``), a vector the implementation disagrees with is marked with
+    the finding of the first entry its case matches (``known.known_entry``)."""
     hello = impl.hello or impl.start()
     have = hello.get("modes", ["raw", "guarded"])
     rows: list[Row] = []
@@ -323,7 +359,12 @@ def check(
             if now != v.expect[m]:
                 stale = "the model's observation changed since the vector was written"
         verdict = judge(v.scenario, m, v.expect[m], ans, v.comparison, hello, loop)
-        rows.append(Row(str(v.path), v.name, v.clauses, m, loop, verdict, stale=stale))
+        entry = None
+        if known and verdict.status in ("disagree", "problem"):
+            observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
+            entry = known_entry(known, verdict, loop, scenario_hash(v.scenario), v.expect[m], v.scenario, observed, v.comparison)
+        found, why = (finding_of(entry) or "known", entry["reason"]) if entry is not None else ("", "")
+        rows.append(Row(str(v.path), v.name, v.clauses, m, loop, verdict, stale=stale, known=found, known_reason=why))
     return rows
 
 
@@ -336,6 +377,7 @@ __all__ = [
     "generate",
     "infer_clauses",
     "load_vector",
+    "select",
     "validate_vector",
     "vector_from_json",
     "vector_paths",

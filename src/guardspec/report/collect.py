@@ -274,6 +274,15 @@ def findings(root: Path) -> dict:
         title, _, body = block.partition("\n")
         vectors = [v for v in dict.fromkeys(re.findall(r"((?:vectors|examples)/[\w./-]+\.json)", body)) if (root / v).is_file()]
         items.append({"title": title.strip(), "body": body.strip()[:1200], "clauses": _clauses(title + body), "vectors": vectors})
+    # each finding as `guardspec findings` prints it: the issue-ready text a maintainer files
+    from guardspec.conformance.findings import findings as issues
+    from guardspec.conformance.findings import markdown
+
+    texts = {f["id"]: markdown(f) for f in issues(root)}
+    for item in items:
+        fid = item["title"].split(":", 1)[0]
+        if fid in texts:
+            item["id"], item["text"] = fid, texts[fid]
     return {"present": True, "items": items}
 
 

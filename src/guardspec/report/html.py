@@ -193,7 +193,9 @@ def findings_section(r: dict) -> str:
         return "<p class=warn>not present: no <code>docs/breakwater-findings.md</code> in this checkout.</p>"
     rows = [f"<tr><td><b>{escape(i['title'])}</b><br><span class=dim>{escape(i['body'][:400])}</span></td><td>{' '.join(_clause(c) for c in i['clauses'])}</td>"
             f"<td>{_list(i['vectors'], 3)}</td></tr>" for i in f["items"]]
-    return _table(["finding", "clauses", "vectors"], rows)
+    texts = [f"<details><summary>{escape(i['id'])}: as an issue</summary><pre class=mono style='white-space:pre-wrap'>{escape(i['text'])}</pre></details>"
+             for i in f["items"] if i.get("text")]
+    return _table(["finding", "clauses", "vectors"], rows) + "".join(texts)
 
 
 def timelines_section(r: dict) -> str:

@@ -83,6 +83,7 @@ def page(r: dict[str, Any]) -> str:
     out += [f"## {title['findings']}", ""]
     f = r["findings"]
     out += _table(["finding", "clauses", "vectors"], [[i["title"], " ".join(i["clauses"]), _cell(i["vectors"])] for i in f["items"]]) if f["present"] else ["not present: no `docs/breakwater-findings.md` in this checkout.", ""]
+    out += [i["text"] for i in f["items"] if i.get("text")] if f["present"] else []
     out += [f"## {title['timelines']}", ""]
     for i, t in enumerate(r["timelines"]):
         out += [f"### {t['title']}", "", f"{t['origin']}" + (f": {t['error']}" if "error" in t else ""), ""]

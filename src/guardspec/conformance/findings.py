@@ -1,0 +1,140 @@
+"""The findings of docs/breakwater-findings.md as a maintainer would file them (``guardspec
+findings``, and the report's findings section): per finding, the seed sentence it contradicts
+(its S-clause of spec/SPEC.md), what Breakwater does (the finding's words, naming the function),
+a minimal scenario (the finding's vector), the model's and Breakwater's observations side by
+side, and the one command that reproduces it on a build.
+
+The model's observation is the reference's on the vector; Breakwater's is the model's with the
+finding's recorded deviation applied (``known.deviated``, the entry of adapters/breakwater/KNOWN.json
+written for that vector), so what is shown is exactly what the known file accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .cases import model_observation
+from .known import deviated, finding_of, load_known
+
+FINDINGS = Path("docs/breakwater-findings.md")
+KNOWN = Path("adapters/breakwater/KNOWN.json")
+VECTORS = Path("vectors/conformance")
+SPEC = Path("spec/SPEC.md")
+IMPL = "node adapters/breakwater/server.mjs"
+
+
+def seed_sentences(spec_text: str) -> dict[str, str]:
+    """``S1``..``S9`` of spec/SPEC.md: each clause's title and statement, up to its ``Requires:``."""
+    out: dict[str, str] = {}
+    for m in re.finditer(r"(?ms)^- \*\*(S\d+) ([^*]+)\*\* (.*?)(?=^- \*\*|^## |\Z)", spec_text):
+        body = " ".join(m.group(3).split())
+        out[m.group(1)] = f"{m.group(2).strip()} {body.split(' Requires:')[0]}"
+    return out
+
+
+def _bullets(body: str) -> dict[str, str]:
+    """A finding's ``- Label: text`` bullets (continuation lines joined), by label."""
+    out: dict[str, str] = {}
+    for m in re.finditer(r"(?ms)^- ([A-Z][\w ]*?): (.*?)(?=^- |\Z)", body):
+        out[m.group(1)] = " ".join(m.group(2).split())
+    return out
+
+
+def command(vector: str) -> str:
+    """The one command that reproduces a finding's vector on a build (``BREAKWATER_MODULE`` set)."""
+    return f'guardspec vectors check --impl "{IMPL}" --mode guarded --only {vector}'
+
+
+def _value_at(obs: Any, path: str) -> Any:
+    node = obs
+    for key, index in re.findall(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]", path[1:]):
+        if key and isinstance(node, dict) and key in node:
+            node = node[key]
+        elif index and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+        else:
+            return "<absent>"
+    return node
+
+
+def findings(root: Path) -> list[dict]:
+    """Every finding of ``root``'s docs/breakwater-findings.md, as data: ``id``, ``title``,
+    ``clauses``, ``seed`` (``{S-clause: sentence}``), ``quote`` (the seed's words the finding
+    quotes), ``breakwater``, ``measuredOn`` (the files and commits it was read in), and per vector of the finding that exists: its ``name``, ``note``,
+    ``scenario``, ``command``, the ``model``'s observation and, when KNOWN.json records the
+    vector's deviation, ``impl`` (Breakwater's) and ``sideBySide`` (path, model, Breakwater)."""
+    text = (root / FINDINGS).read_text()
+    seeds = seed_sentences((root / SPEC).read_text()) if (root / SPEC).is_file() else {}
+    known = load_known(root / KNOWN) if (root / KNOWN).is_file() else []
+    out = []
+    for block in re.split(r"(?m)^## ", text)[1:]:
+        head, _, body = block.partition("\n")
+        m = re.match(r"(BW-F\d+): (.*)", head.strip())
+        if m is None:
+            continue
+        b = _bullets(body)
+        clause_line = b.get("Clause") or b.get("Clauses") or ""
+        s_ids = re.findall(r"\bS\d+\b", clause_line)
+        vec_line = b.get("Vector") or b.get("Vectors") or ""
+        names = [n for n in dict.fromkeys(re.findall(r"`([\w-]+)`", vec_line)) if (root / VECTORS / f"{n}.json").is_file()]
+        vectors = []
+        for name in names:
+            data = json.loads((root / VECTORS / f"{name}.json").read_text())
+            sj = data["scenario"]
+            model = model_observation(sj, "guarded")
+            entry = next((k for k in known if k.get("vector") == name and "deviation" in k), None)
+            row: dict[str, Any] = {"name": name, "note": data.get("note", ""), "scenario": sj, "command": command(name), "model": model}
+            if entry is not None and finding_of(entry) == m.group(1):
+                impl = deviated(entry["deviation"], model, sj)
+                row["impl"] = impl
+                row["sideBySide"] = [
+                    {"path": st["path"], "model": _value_at(model, st["path"]), "impl": _value_at(impl, st["path"])}
+                    for st in entry["deviation"]
+                ]
+            vectors.append(row)
+        out.append(
+            {
+                "id": m.group(1),
+                "title": m.group(2).strip(),
+                "clauses": clause_line,
+                "seed": {s: seeds[s] for s in s_ids if s in seeds},
+                "quote": b.get("Seed", ""),
+                "breakwater": b.get("Breakwater", ""),
+                "measuredOn": b.get("Measured on", ""),
+                "vectors": vectors,
+            }
+        )
+    return out
+
+
+def _cell(v: Any) -> str:
+    return "`" + json.dumps(v, ensure_ascii=False).replace("|", "\\|").replace("`", "'") + "`"
+
+
+def markdown(f: dict) -> str:
+    """One finding as an issue-ready markdown text."""
+    lines = [f"### {f['id']}: {f['title']}", ""]
+    for s, sentence in f["seed"].items():
+        lines += [f"**Seed ({s}, spec/SPEC.md):** {sentence}", ""]
+    if f["quote"]:
+        lines += [f"**The seed's words:** {f['quote']}", ""]
+    lines += [f"**Clauses:** {f['clauses']}", "", f"**What Breakwater does:** {f['breakwater']}", ""]
+    if f["measuredOn"]:
+        lines += [f"**Measured on** (`packages/breakwater/src`, docs/evidence/breakwater-sources.md): {f['measuredOn']}", ""]
+    for v in f["vectors"]:
+        lines += [f"**Minimal scenario** (`vectors/conformance/{v['name']}.json`, guarded mode): {v['note']}".rstrip(), ""]
+        lines += ["```json", json.dumps(v["scenario"], ensure_ascii=False), "```", ""]
+        if "sideBySide" in v:
+            lines += ["| path | the model (the seed) | Breakwater |", "|---|---|---|"]
+            lines += [f"| `{r['path']}` | {_cell(r['model'])} | {_cell(r['impl'])} |" for r in v["sideBySide"]]
+            lines += ["", "Every other field of the observation is the same on both sides.", ""]
+        else:
+            lines += ["(no deviation recorded for this vector in adapters/breakwater/KNOWN.json)", ""]
+        lines += ["**Reproduce** (with `BREAKWATER_MODULE` naming the build):", "", "```sh", v["command"], "```", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["command", "findings", "markdown", "seed_sentences"]
