@@ -36,7 +36,7 @@ def test_a_finding_names_existing_vectors_and_shows_the_references_observation_b
     sources = Path("docs/evidence/breakwater-sources.md").read_text()
     for commit in re.findall(r"\bat ([0-9a-f]{7,40})\b", f["measuredOn"]) or [None]:
         assert commit is not None and commit in sources, "names the versions it was measured on, as the build lists them"
-    assert f"**Measured on**" in markdown(f)
+    assert "**Measured on**" in markdown(f)
     assert f["vectors"]
     for v in f["vectors"]:
         recorded = load_vector(Path("vectors/conformance") / f"{v['name']}.json")
