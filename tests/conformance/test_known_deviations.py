@@ -1,8 +1,10 @@
 """Known deviations (docs/protocol.md "Known discrepancies"): an entry of
-adapters/breakwater/KNOWN.json holds a case only when the implementation's observation is, field
-by field, the model's with the entry's recorded deviation applied; anything else is a
-disagreement. ``vectors check --known`` / ``--only`` and the pytest plugin's
-``--guardspec-known`` report such a case as an expected deviation naming its finding."""
+adapters/breakwater/KNOWN.json names a finding's deviation of the model (conformance/deviations.py)
+and holds a case only when the implementation's observation is, field by field, the model's run
+with that deviation; anything else is a disagreement. Each finding's vector records the
+observation Breakwater gave on it (``deviated``, measured on the build), and the deviation must
+predict it. ``vectors check --known`` / ``--only`` and the pytest plugin's ``--guardspec-known``
+report such a case as an expected deviation naming its finding."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 from importlib import metadata
 from pathlib import Path
 
@@ -19,9 +22,10 @@ from click.testing import CliRunner
 
 from guardspec.commands.conformance_cmds import _main
 from guardspec.conformance.cases import judge, model_observation, scenario_hash
-from guardspec.conformance.compare import FIELDS, comparison_from_json
+from guardspec.conformance.compare import FIELDS, comparison_from_json, differences
+from guardspec.conformance.deviations import DEVIATIONS, deviated_observation, deviating
 from guardspec.conformance.impl import Answer
-from guardspec.conformance.known import deviated, finding_of, known_entry, load_known
+from guardspec.conformance.known import finding_of, known_entry, load_known
 from guardspec.conformance.serve import serve_command
 from guardspec.conformance.settings import BadArguments
 from guardspec.conformance.vectors import load_vector
@@ -30,51 +34,73 @@ KNOWN = Path("adapters/breakwater/KNOWN.json")
 VECTORS = Path("vectors/conformance")
 HELLO = {"modes": ["guarded"], "fields": {"guarded": list(FIELDS)}, "compare": {"normalise": "mastra"}}
 MASTRA = comparison_from_json({"normalise": "mastra"})
+FINDINGS_DOC = Path("docs/breakwater-findings.md").read_text()
 
-# What each finding of docs/breakwater-findings.md says Breakwater does on its vector, written
-# here from the finding's text and the seed's rules (G16.2: a not-classified refusal is one
-# agent.input.policy error event without detail), not read from KNOWN.json.
+# What each finding of docs/breakwater-findings.md says Breakwater does, written here from the
+# finding's text and the seed's rules (G16.2: a not-classified refusal is one agent.input.policy
+# error event without detail), not read from the deviations.
 NOT_CLASSIFIED = "input message content is not classified"
 
 
-def _entries() -> list[dict]:
-    return [k for k in load_known(KNOWN) if "vector" in k]
+def _finding_vectors() -> list[tuple[str, str]]:
+    """(finding, vector) for every vector a finding of the doc names on its Vector(s) line."""
+    out = []
+    for block in re.split(r"(?m)^## ", FINDINGS_DOC)[1:]:
+        m = re.match(r"(BW-F\d+):", block)
+        line = re.search(r"(?m)^- Vectors?: (.*(?:\n  .*)*)", block)
+        if m and line:
+            out += [(m.group(1), n) for n in dict.fromkeys(re.findall(r"`([\w-]+)`", line.group(1))) if (VECTORS / f"{n}.json").is_file()]
+    return out
 
 
-def _case(entry: dict) -> tuple[dict, dict, dict]:
-    """The entry's vector: its scenario, the model's observation, the predicted observation."""
-    v = load_vector(VECTORS / f"{entry['vector']}.json")
-    model = v.expect["guarded"]
-    predicted = deviated(entry["deviation"], model, v.scenario)
-    assert predicted is not None
-    return v.scenario, model, predicted
+PAIRS = _finding_vectors()
+
+
+def _recorded(finding: str, name: str) -> tuple[dict, dict, dict]:
+    """The vector's scenario, the model's observation and Breakwater's, as the vector records it."""
+    v = load_vector(VECTORS / f"{name}.json")
+    return v.scenario, v.expect["guarded"], v.deviated[finding]["guarded"]
 
 
 def _matched(known: list, sj: dict, model: dict, impl_obs: dict) -> dict | None:
-    reply = {"status": "ok", "observation": impl_obs, "fields": list(FIELDS)}
-    v = judge(sj, "guarded", model, Answer(reply=reply), MASTRA, HELLO, sj["call"].get("loop", "generate"))
+    reply = {"status": "ok", "observation": impl_obs, "fields": [f for f in impl_obs if f in FIELDS]}
+    loop = sj["call"].get("loop", "generate")
+    v = judge(sj, "guarded", model, Answer(reply=reply), MASTRA, HELLO, loop)
     assert v.status in ("disagree", "problem"), v  # both are looked up in the known file
-    return known_entry(known, v, sj["call"].get("loop", "generate"), scenario_hash(sj), model, sj, impl_obs, MASTRA)
+    return known_entry(known, v, loop, scenario_hash(sj), model, sj, impl_obs, MASTRA)
 
 
-def test_every_vector_entry_is_bound_to_its_vector_and_changes_the_models_observation() -> None:
-    entries = _entries()
-    # every finding the doc holds (a withdrawn one has no heading) has a vector entry, and no other
-    held = set(re.findall(r"^## (BW-F\d+):", Path("docs/breakwater-findings.md").read_text(), re.M))
-    assert held and {finding_of(k) for k in entries} == held
-    for k in entries:
-        sj, model, predicted = _case(k)
-        assert k["scenario"] == scenario_hash(sj), k["vector"]
-        assert predicted != model and model == model_observation(sj, "guarded"), k["vector"]
+def test_every_finding_has_a_deviation_its_known_entry_names_and_a_vector_recording_breakwaters_observation() -> None:
+    held = set(re.findall(r"^## (BW-F\d+):", FINDINGS_DOC, re.M))
+    known = load_known(KNOWN)
+    assert held and set(DEVIATIONS) == held
+    assert {k["deviation"] for k in known if "deviation" in k} == held and all(finding_of(k) == k["deviation"] for k in known)
+    assert {f for f, _ in PAIRS} == held
+    for f, name in PAIRS:
+        assert "guarded" in load_vector(VECTORS / f"{name}.json").deviated.get(f, {}), name
+    for d in DEVIATIONS.values():
+        assert d.clause in d.doc and "Breakwater" in d.doc, d.name
 
 
-@pytest.mark.parametrize("name", ["g8-appended-input-message-with-function-fails", "g8-changed-caller-message-with-function-fails"])
+@pytest.mark.parametrize("finding, name", PAIRS, ids=[n for _, n in PAIRS])
+def test_each_deviation_predicts_the_observation_breakwater_gave_on_its_vector(finding: str, name: str) -> None:
+    """The recorded observation is the build's (vectors check on BREAKWATER_MODULE), not the
+    deviation's: the model with the deviation has no difference from it, the seed's model has."""
+    sj, model, breakwater = _recorded(finding, name)
+    reported = [f for f in breakwater if f in FIELDS]
+    assert differences(model, breakwater, sj, "guarded", MASTRA, reported)
+    assert differences(deviated_observation(sj, "guarded", [finding]), breakwater, sj, "guarded", MASTRA, reported) == []
+    # every other deviation leaves this vector as the seed's model has it
+    for other in set(DEVIATIONS) - {finding}:
+        assert deviated_observation(sj, "guarded", [other]) == model, other
+
+
+@pytest.mark.parametrize("name", [n for f, n in PAIRS if f == "BW-F2"])
 def test_the_bw_f2_deviation_is_the_input_assets_gates_refusal_as_the_seed_words_it(name: str) -> None:
     """BW-F2 as its finding states it: refused by breakwater-input-assets as not classified, the
     processor event replaced by one agent.input.policy error event without detail; the rest the
     model's (the removal leaves the same list)."""
-    entry = next(k for k in _entries() if k["vector"] == name)
-    _sj, model, predicted = _case(entry)
+    sj, model, _ = _recorded("BW-F2", name)
     want = copy.deepcopy(model)
     want["outcome"] = {"kind": "refused", "reason": NOT_CLASSIFIED, "processorId": "breakwater-input-assets"}
     want["audit"][-1] = {
@@ -84,37 +110,38 @@ def test_the_bw_f2_deviation_is_the_input_assets_gates_refusal_as_the_seed_words
         "actor": model["audit"][0]["actor"],
         "resource": "agent:agent",
     }
-    assert predicted == want
-
-
-def _entry(name: str) -> dict:
-    return next(k for k in _entries() if k["vector"] == name)
+    assert deviated_observation(sj, "guarded", ["BW-F2"]) == want
 
 
 def test_the_bw_f3_deviation_keeps_the_carrier_as_the_thread_held_it() -> None:
-    sj, model, predicted = _case(_entry("s3-durable-caller-outcome-saved"))
+    sj, model, _ = _recorded("BW-F3", "s3-durable-caller-outcome-saved")
     held = next(m for m in sj["threads"][0]["messages"] if m["id"] == "a0")
+    predicted = deviated_observation(sj, "guarded", ["BW-F3"])
     assert held["parts"][-1]["state"] == "call"
-    assert predicted == {**model, "stored": [model["stored"][0], held, *model["stored"][2:]]}
+    assert predicted["stored"] == [model["stored"][0], held, *model["stored"][2:]]
+    assert {f: predicted[f] for f in ("outcome", "audit", "read")} == {f: model[f] for f in ("outcome", "audit", "read")}
 
 
 def test_the_bw_f4_deviation_maps_and_caches_the_stored_result_as_raw_mastra_does() -> None:
-    sj, model, predicted = _case(_entry("g11-stored-result-on-remembered-input-sent-as-stored"))
+    sj, model, _ = _recorded("BW-F4", "g11-stored-result-on-remembered-input-sent-as-stored")
     raw = model_observation(sj, "raw")
     want = copy.deepcopy(model)
-    want["prompts"][0][2]["parts"][1]["result"] = raw["prompts"][0][2]["parts"][1]["result"]
+    want["prompts"][0][2]["parts"][1] = raw["prompts"][0][2]["parts"][1]
     want["stored"][1]["parts"][1] = raw["stored"][1]["parts"][1]
+    [row] = [r for r in want["list"]["messages"] if r["message"]["id"] == "a1"]
+    [raw_row] = [r for r in raw["list"]["messages"] if r["message"]["id"] == "a1"]
+    row["message"]["parts"][1] = raw_row["message"]["parts"][1]
     assert want["prompts"][0][2]["parts"][1]["result"] == {"type": "text", "value": 'mapped:"Oslo"'}
-    assert predicted == want
+    assert deviated_observation(sj, "guarded", ["BW-F4"]) == want
 
 
 def test_the_bw_f5_deviation_is_the_call_its_policies_would_allow_reading_the_callers_text_alone() -> None:
-    sj, model, predicted = _case(_entry("g10-durable-call-context-read"))
+    sj, model, _ = _recorded("BW-F5", "g10-durable-call-context-read")
     unmatched = copy.deepcopy(sj)
     unmatched["agent"]["policies"][0]["patterns"] = ["NOT-IN-THIS-CALL"]
     allowed = model_observation(unmatched, "guarded")
-    want = {**model, **{f: allowed[f] for f in ("outcome", "audit", "prompts")}, "read": "hello"}
-    assert "FORBIDDEN-10" in json.dumps(want["prompts"]) and predicted == want
+    want = {**model, **{f: allowed[f] for f in ("outcome", "audit", "prompts", "list")}, "read": "hello"}
+    assert "FORBIDDEN-10" in json.dumps(want["prompts"]) and deviated_observation(sj, "guarded", ["BW-F5"]) == want
 
 
 def _perturbed(obs: dict, field: str) -> dict:
@@ -134,44 +161,55 @@ def _perturbed(obs: dict, field: str) -> dict:
     return out
 
 
-CASES = [(k["vector"], f) for k in load_known(KNOWN) if "vector" in k for f in FIELDS]
+CASES = [(f, n, field) for f, n in PAIRS for field in FIELDS if field in _recorded(f, n)[2]]
 
 
-@pytest.mark.parametrize("vector, field", CASES, ids=[f"{v}-{f}" for v, f in CASES])
-def test_a_known_entry_refuses_an_observation_that_differs_from_its_deviation_in_one_field(vector: str, field: str) -> None:
+@pytest.mark.parametrize("finding, name, field", CASES, ids=[f"{n}-{x}" for _, n, x in CASES])
+def test_a_known_entry_refuses_an_observation_that_differs_from_its_deviation_in_one_field(finding: str, name: str, field: str) -> None:
+    """Breakwater's own observation is filed under its finding; the same observation changed in
+    any one field it reports is filed under no finding, alone or with others."""
     known = load_known(KNOWN)
-    entry = next(k for k in known if k.get("vector") == vector)
-    sj, model, predicted = _case(entry)
-    assert _matched(known, sj, model, predicted) is entry  # the exact deviation is the finding
-    assert _matched(known, sj, model, _perturbed(predicted, field)) is None
+    sj, model, breakwater = _recorded(finding, name)
+    assert finding_of(_matched(known, sj, model, breakwater) or {}) == finding
+    assert _matched(known, sj, model, _perturbed(breakwater, field)) is None
 
 
 def test_a_look_alike_of_a_finding_is_not_filed_under_it() -> None:
     """Same field, same first differing path and value as BW-F2 (what a signature entry asked),
     yet the refusal names the processor: a new behaviour, not the finding."""
     known = load_known(KNOWN)
-    sj, model, predicted = _case(next(k for k in known if k.get("vector") == "g8-appended-input-message-with-function-fails"))
-    look_alike = copy.deepcopy(predicted)
+    sj, model, breakwater = _recorded("BW-F2", "g8-appended-input-message-with-function-fails")
+    look_alike = copy.deepcopy(breakwater)
     look_alike["outcome"]["processorId"] = "p1"
     assert _matched(known, sj, model, look_alike) is None
-    look_alike = copy.deepcopy(predicted)
+    look_alike = copy.deepcopy(breakwater)
     look_alike["audit"][-1]["detail"] = {"processor": "p1"}
     assert _matched(known, sj, model, look_alike) is None
 
 
-def test_rewrites_predict_a_finding_on_scenarios_other_than_its_vector() -> None:
-    """BW-F5's durable entry: the read without the context's texts and every other field the
-    model's; BW-F3's: the carrier stored as the thread held it. Any other change is refused."""
+def test_a_deviation_predicts_its_finding_on_scenarios_other_than_its_vector() -> None:
+    """BW-F5 on a harmless context: the read without the context's text and every other field
+    the model's; BW-F2 on an appended assistant message; BW-F3 with a processor's addition. Any
+    other change is refused."""
     known = load_known(KNOWN)
     sj = copy.deepcopy(load_vector(VECTORS / "g10-durable-call-context-read.json").scenario)
     sj["call"]["context"][0]["parts"][0]["text"] = "a harmless note"
     model = model_observation(sj, "guarded")
     assert model["read"] == "hello\na harmless note"
-    impl = copy.deepcopy(model)
-    impl["read"] = "hello"
+    impl = {**copy.deepcopy(model), "read": "hello"}
     assert finding_of(_matched(known, sj, model, impl) or {}) == "BW-F5"
     impl["prompts"][0].pop(1)  # the context not sent either: not what BW-F5 says
     assert _matched(known, sj, model, impl) is None
+
+    sj = copy.deepcopy(load_vector(VECTORS / "g8-appended-input-message-with-function-fails.json").scenario)
+    sj["agent"]["processors"][0]["end"]["return"]["array"]["append"][0]["role"] = "assistant"
+    model = model_observation(sj, "guarded")
+    assert model["outcome"] == {"kind": "refused", "reason": "input processor failed", "processorId": "p1"}
+    impl = copy.deepcopy(model)
+    impl["outcome"] = {"kind": "refused", "reason": NOT_CLASSIFIED, "processorId": "breakwater-input-assets"}
+    impl["audit"][-1] = {"action": "agent.input.policy", "decision": "error", "reason": NOT_CLASSIFIED}
+    impl["audit"][-1].update({"actor": model["audit"][0]["actor"], "resource": "agent:agent"})
+    assert finding_of(_matched(known, sj, model, impl) or {}) == "BW-F2"
 
     sj = copy.deepcopy(load_vector(VECTORS / "s3-durable-caller-outcome-saved.json").scenario)
     sj["call"]["messages"][1]["parts"][0]["text"] = "thank you"
@@ -183,19 +221,56 @@ def test_rewrites_predict_a_finding_on_scenarios_other_than_its_vector() -> None
     assert _matched(known, sj, model, impl) is None
 
 
+def test_two_findings_in_one_call_are_filed_under_both_and_under_neither_alone() -> None:
+    """A durable call with a context and a carrier: Breakwater neither reads the context
+    (BW-F5) nor saves the carrier (BW-F3); neither deviation alone predicts that."""
+    known = load_known(KNOWN)
+    sj = copy.deepcopy(load_vector(VECTORS / "s3-durable-caller-outcome-saved.json").scenario)
+    sj["call"]["context"] = [{"id": "x1", "role": "user", "createdAt": 1, "parts": [{"type": "text", "text": "a note"}]}]
+    sj["agent"]["allowedPrincipalKinds"] = ["human"]
+    model = model_observation(sj, "guarded")
+    assert model["read"].endswith("a note")
+    impl = {**copy.deepcopy(model), "read": model["read"].removesuffix("\na note")}
+    impl["stored"][1] = next(m for m in sj["threads"][0]["messages"] if m["id"] == "a0")
+    entry = _matched(known, sj, model, impl) or {}
+    assert finding_of(entry) == "BW-F3+BW-F5" and "BW-F3" in entry["reason"] and "BW-F5" in entry["reason"]
+    assert _matched([k for k in known if k["deviation"] != "BW-F5"], sj, model, impl) is None
+    assert _matched([k for k in known if k["deviation"] != "BW-F3"], sj, model, impl) is None
+
+
+def test_a_deviation_bends_only_the_model_run_in_its_own_context() -> None:
+    """A campaign judges cases on several threads: while one runs the model with BW-F5,
+    another thread's model is the seed's."""
+    sj, model, _ = _recorded("BW-F5", "g10-durable-call-context-read")
+    inside, done = threading.Event(), threading.Event()
+    seen: dict = {}
+
+    def deviated() -> None:
+        with deviating(["BW-F5"]):
+            inside.set()
+            done.wait(10)
+            seen["read"] = model_observation(sj, "guarded")["read"]
+
+    t = threading.Thread(target=deviated)
+    t.start()
+    assert inside.wait(10)
+    assert model_observation(sj, "guarded") == model
+    done.set()
+    t.join()
+    assert seen["read"] == "hello"
+
+
 @pytest.mark.parametrize(
     "entry, where",
     [
-        ({"deviation": [], "reason": "x"}, "$.known[0].deviation"),
-        ({"deviation": [{"path": "$.nowhere", "value": 1}], "reason": "x"}, "$.known[0].deviation[0].path"),
-        ({"deviation": [{"path": "$.read"}], "reason": "x"}, "$.known[0].deviation[0]"),
-        ({"deviation": [{"path": "$.read", "rewrite": "guess"}], "reason": "x"}, "$.known[0].deviation[0].rewrite"),
-        ({"deviation": [{"path": "$.stored", "rewrite": "withoutCallContext"}], "reason": "x"}, "$.known[0].deviation[0].path"),
-        ({"deviation": [{"path": "$.read", "value": "a", "why": 1}], "reason": "x"}, "$.known[0].deviation[0].why"),
+        ({"deviation": "BW-F9", "reason": "x"}, "$.known[0].deviation"),
+        ({"deviation": [{"path": "$.read", "value": "a"}], "reason": "x"}, "$.known[0].deviation"),
+        ({"deviation": "BW-F2", "vector": "v", "reason": "x"}, "$.known[0].vector"),
+        ({"deviation": "BW-F2"}, "$.known[0].reason"),
         ({"reason": "x"}, "$.known[0].signature"),
     ],
 )
-def test_a_malformed_deviation_is_an_error_naming_its_json_path(tmp_path: Path, entry: dict, where: str) -> None:
+def test_a_malformed_entry_is_an_error_naming_its_json_path(tmp_path: Path, entry: dict, where: str) -> None:
     f = tmp_path / "known.json"
     f.write_text(json.dumps({"guardspec": 1, "known": [entry]}))
     with pytest.raises(BadArguments, match=re.escape(f"{where}:")):
@@ -289,6 +364,32 @@ def test_the_known_file_is_valid_by_its_published_schema() -> None:
 
     schema = json.loads(Path("docs/schemas/known.schema.json").read_text())
     jsonschema.validate(json.loads(KNOWN.read_text()), schema)
-    bad = {"guardspec": 1, "known": [{"deviation": [{"path": "$.read", "value": "a", "rewrite": "withoutCallContext"}], "reason": "x"}]}
+    assert schema["properties"]["known"]["items"]["properties"]["deviation"]["enum"] == list(DEVIATIONS)
+    bad = {"guardspec": 1, "known": [{"deviation": "BW-F9", "reason": "x"}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+
+
+def test_vectors_check_accepts_the_observation_a_vector_records_for_a_finding_the_known_file_names() -> None:
+    from guardspec.conformance.vectors import recorded_deviation
+
+    known = load_known(KNOWN)
+    v = load_vector(VECTORS / "g8-appended-input-message-with-function-fails.json")
+    breakwater = v.deviated["BW-F2"]["guarded"]
+
+    def answer(obs: dict) -> Answer:
+        return Answer(reply={"status": "ok", "observation": obs, "fields": [f for f in obs if f in FIELDS]})
+
+    assert finding_of(recorded_deviation(known, v, "guarded", "generate", answer(breakwater), HELLO) or {}) == "BW-F2"
+    without = [k for k in known if k["deviation"] != "BW-F2"]
+    assert recorded_deviation(without, v, "guarded", "generate", answer(breakwater), HELLO) is None
+    assert recorded_deviation(known, v, "guarded", "generate", answer(_perturbed(breakwater, "audit")), HELLO) is None
+
+
+def test_regenerating_the_vectors_keeps_the_observations_they_record_for_findings(tmp_path: Path) -> None:
+    from guardspec.conformance.vectors import generate
+
+    name = "g8-appended-input-message-with-function-fails.json"
+    (tmp_path / name).write_text((VECTORS / name).read_text())
+    generate(Path("examples"), tmp_path, generated=0)
+    assert json.loads((tmp_path / name).read_text()) == json.loads((VECTORS / name).read_text())

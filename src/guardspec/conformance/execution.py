@@ -10,7 +10,7 @@ from typing import Any
 
 from .cases import Verdict, judge, loop_of, model_observation
 from .impl import Answer, Impl, Incident
-from .known import known_reason
+from .known import finding_of, known_entry
 from .results import ResultsWriter
 from .settings import Config
 from .wire import Problem
@@ -18,7 +18,8 @@ from .wire import Problem
 
 def case_record(cfg: Config, i: int, m: str, sj: dict, h: str, mo: Any, ans: Answer, hello: dict) -> dict:
     """The results record of case ``i`` in mode ``m``: its verdict, marked ``known`` (with the
-    reason) when a known discrepancy covers it, else with the implementation's observation when
+    reason, and the ``finding`` it names, ``+``-joined when several show at once) when a known
+    discrepancy covers it, else with the implementation's observation when
     it disagrees. ``mo``: the model's observation, or the ``Problem`` the reference met."""
     loop = loop_of(sj)
     if isinstance(mo, Problem):
@@ -28,9 +29,11 @@ def case_record(cfg: Config, i: int, m: str, sj: dict, h: str, mo: Any, ans: Ans
     rec = {"type": "case", "case": i, "mode": m, "loop": loop, "hash": h, **v.to_json(), "seconds": round(ans.seconds, 4)}
     if v.status in ("disagree", "problem"):
         observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
-        why = known_reason(cfg.known, v, loop, h, mo, sj, observed, cfg.comparison)
-        if why is not None:
-            rec["status"], rec["known"] = "known", why
+        entry = known_entry(cfg.known, v, loop, h, mo, sj, observed, cfg.comparison)
+        if entry is not None:
+            rec["status"], rec["known"] = "known", entry["reason"]
+            if finding_of(entry):
+                rec["finding"] = finding_of(entry)
         elif isinstance(ans.reply, dict) and v.status == "disagree":
             rec["implObservation"] = ans.reply.get("observation")
     return rec

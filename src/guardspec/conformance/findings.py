@@ -4,9 +4,10 @@ findings``, and the report's findings section): per finding, the seed sentence i
 a minimal scenario (the finding's vector), the model's and Breakwater's observations side by
 side, and the one command that reproduces it on a build.
 
-The model's observation is the reference's on the vector; Breakwater's is the model's with the
-finding's recorded deviation applied (``known.deviated``, the entry of adapters/breakwater/KNOWN.json
-written for that vector), so what is shown is exactly what the known file accepts.
+The model's observation is the reference's on the vector; Breakwater's is the one the vector
+records for the finding (its ``deviated`` key, measured on the build), which ``vectors check
+--known`` accepts, and which the finding's deviation of the model predicts (``deviations.py``).
+Side by side are the paths where the two differ under the vector's comparison.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .cases import model_observation
-from .known import deviated, finding_of, load_known
+from .compare import differences
+from .vectors import load_vector
 
 FINDINGS = Path("docs/breakwater-findings.md")
-KNOWN = Path("adapters/breakwater/KNOWN.json")
 VECTORS = Path("vectors/conformance")
 SPEC = Path("spec/SPEC.md")
 IMPL = "node adapters/breakwater/server.mjs"
@@ -64,11 +65,11 @@ def findings(root: Path) -> list[dict]:
     """Every finding of ``root``'s docs/breakwater-findings.md, as data: ``id``, ``title``,
     ``clauses``, ``seed`` (``{S-clause: sentence}``), ``quote`` (the seed's words the finding
     quotes), ``breakwater``, ``measuredOn`` (the files and commits it was read in), and per vector of the finding that exists: its ``name``, ``note``,
-    ``scenario``, ``command``, the ``model``'s observation and, when KNOWN.json records the
-    vector's deviation, ``impl`` (Breakwater's) and ``sideBySide`` (path, model, Breakwater)."""
+    ``scenario``, ``command``, the ``model``'s observation and, when the vector records
+    Breakwater's observation for the finding, ``impl`` and ``sideBySide`` (each path where the
+    two differ under the vector's comparison: path, model, Breakwater)."""
     text = (root / FINDINGS).read_text()
     seeds = seed_sentences((root / SPEC).read_text()) if (root / SPEC).is_file() else {}
-    known = load_known(root / KNOWN) if (root / KNOWN).is_file() else []
     out = []
     for block in re.split(r"(?m)^## ", text)[1:]:
         head, _, body = block.partition("\n")
@@ -82,17 +83,16 @@ def findings(root: Path) -> list[dict]:
         names = [n for n in dict.fromkeys(re.findall(r"`([\w-]+)`", vec_line)) if (root / VECTORS / f"{n}.json").is_file()]
         vectors = []
         for name in names:
-            data = json.loads((root / VECTORS / f"{name}.json").read_text())
-            sj = data["scenario"]
+            vec = load_vector(root / VECTORS / f"{name}.json")
+            sj = vec.scenario
             model = model_observation(sj, "guarded")
-            entry = next((k for k in known if k.get("vector") == name and "deviation" in k), None)
-            row: dict[str, Any] = {"name": name, "note": data.get("note", ""), "scenario": sj, "command": command(name), "model": model}
-            if entry is not None and finding_of(entry) == m.group(1):
-                impl = deviated(entry["deviation"], model, sj)
+            row: dict[str, Any] = {"name": name, "note": vec.note, "scenario": sj, "command": command(name), "model": model}
+            impl = vec.deviated.get(m.group(1), {}).get("guarded")
+            if impl is not None:
                 row["impl"] = impl
                 row["sideBySide"] = [
-                    {"path": st["path"], "model": _value_at(model, st["path"]), "impl": _value_at(impl, st["path"])}
-                    for st in entry["deviation"]
+                    {"path": d.path, "model": d.model, "impl": d.impl}
+                    for d in differences(model, impl, sj, "guarded", vec.comparison, [f for f in impl if f != "guardspec"])
                 ]
             vectors.append(row)
         out.append(
@@ -132,7 +132,7 @@ def markdown(f: dict) -> str:
             lines += [f"| `{r['path']}` | {_cell(r['model'])} | {_cell(r['impl'])} |" for r in v["sideBySide"]]
             lines += ["", "Every other field of the observation is the same on both sides.", ""]
         else:
-            lines += ["(no deviation recorded for this vector in adapters/breakwater/KNOWN.json)", ""]
+            lines += ["(no Breakwater observation recorded for this finding in the vector)", ""]
         lines += ["**Reproduce** (with `BREAKWATER_MODULE` naming the build):", "", "```sh", v["command"], "```", ""]
     return "\n".join(lines)
 

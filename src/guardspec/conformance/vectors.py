@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from guardspec.examples import example_paths
 from guardspec.model import codec, validation
@@ -24,7 +24,7 @@ from guardspec.model.validation import FormatError, loads
 from .cases import Verdict, judge, loop_of, model_observation, scenario_hash
 from .compare import Comparison, ComparisonError, comparison_from_json
 from .drawing import generate_scenarios
-from .impl import Impl
+from .impl import Answer, Impl
 from .known import finding_of, known_entry
 
 VECTOR_SCHEMA: dict = {
@@ -53,6 +53,21 @@ VECTOR_SCHEMA: dict = {
         },
         "compare": {"$ref": "https://guardspec.invalid/schemas/comparison.schema.json"},
         "found": {"type": "object", "description": "How a diff campaign found it (informative)."},
+        "deviated": {
+            "type": "object",
+            "description": "A finding's vector: per finding (several joined by '+'), the observation Breakwater gives per mode, "
+            "as its adapter reported it; `vectors check --known` accepts it when the known file names the finding.",
+            "propertyNames": {"pattern": "^[A-Z]+-F[0-9]+(\\+[A-Z]+-F[0-9]+)*$"},
+            "additionalProperties": {
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": False,
+                "properties": {
+                    "guarded": {"$ref": "https://guardspec.invalid/schemas/observation.schema.json"},
+                    "raw": {"$ref": "https://guardspec.invalid/schemas/observation.schema.json"},
+                },
+            },
+        },
     },
 }
 
@@ -102,6 +117,7 @@ class Vector:
     expect: dict
     comparison: Comparison
     note: str = ""
+    deviated: dict = field(factory=dict)  # finding -> {mode: the implementation's observation}: as measured
 
 
 @cache
@@ -129,7 +145,9 @@ def vector_from_json(data: Any, path: Path = Path("<vector>"), base: Comparison 
         cmp = comparison_from_json(data.get("compare", {}), base, "$.compare")
     except ComparisonError as e:
         raise FormatError(e.path, e.expected) from None
-    return Vector(path, data["name"], tuple(data["clauses"]), data["scenario"], data["expect"], cmp, data.get("note", ""))
+    return Vector(
+        path, data["name"], tuple(data["clauses"]), data["scenario"], data["expect"], cmp, data.get("note", ""), data.get("deviated", {})
+    )
 
 
 def load_vector(path: Path, base: Comparison | None = None) -> Vector:
@@ -210,6 +228,16 @@ def _shape(sj: dict, mode: str, obs: dict) -> tuple:
     )
 
 
+def _recorded_deviations(target: Path) -> dict:
+    """The ``deviated`` key of the vector already at ``target``: a finding's observation was
+    measured on the implementation, not written from the reference, so regenerating keeps it."""
+    try:
+        old = json.loads(target.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {"deviated": old["deviated"]} if isinstance(old, dict) and "deviated" in old else {}
+
+
 def generate(examples: Path, out: Path, generated: int = 40, seed: int = 0, pool: int = 600) -> list[Path]:
     """Vectors from the examples (their modes) and ``generated`` scenarios of distinct shapes."""
     out.mkdir(parents=True, exist_ok=True)
@@ -228,6 +256,7 @@ def generate(examples: Path, out: Path, generated: int = 40, seed: int = 0, pool
             "expect": {m: model_observation(sj, m) for m in modes},
         }
         target = out / f"{p.stem}.json"
+        vec.update(_recorded_deviations(target))
         target.write_text(json.dumps(vec, indent=2, ensure_ascii=False) + "\n")
         written.append(target)
     if generated <= 0:
@@ -313,6 +342,26 @@ def select(paths: list[Path], only: tuple[str, ...]) -> tuple[list[Path], list[s
     return chosen, unknown
 
 
+def recorded_deviation(known: list[dict], v: Vector, mode: str, loop: str, ans: Answer, hello: dict) -> dict | None:
+    """The known entry of a finding the vector records (``deviated``) whose recorded
+    observation the implementation's answer agrees with, under the vector's comparison: every
+    finding of a ``+``-joined key must have a deviation entry in ``known`` that holds on the
+    vector's loop. None when no recorded finding is both named and matched."""
+    for key, expect in v.deviated.items():
+        if mode not in expect:
+            continue
+        entries = [
+            next((k for k in known if "deviation" in k and finding_of(k) == f and k.get("loop", loop) == loop), None)
+            for f in key.split("+")
+        ]
+        if any(k is None for k in entries):
+            continue
+        if judge(v.scenario, mode, expect[mode], ans, v.comparison, hello, loop).status == "agree":
+            named = [k for k in entries if k is not None]
+            return named[0] if len(named) == 1 else {"finding": key, "reason": " / ".join(k["reason"] for k in named)}
+    return None
+
+
 def check(
     impl: Impl,
     paths: list[Path],
@@ -323,7 +372,9 @@ def check(
 ) -> list[Row]:
     """Run every vector in every mode it expects (and the implementation declares). With
     ``known`` (``known.load_known``), a vector the implementation disagrees with is marked with
-    the finding of the first entry its case matches (``known.known_entry``)."""
+    a finding when its observation is the one the vector records for a finding the known file
+    names (``recorded_deviation``), else with the finding of the first entry its case matches
+    (``known.known_entry``: the model run with a named deviation predicts it)."""
     hello = impl.hello or impl.start()
     have = hello.get("modes", ["raw", "guarded"])
     rows: list[Row] = []
@@ -362,7 +413,9 @@ def check(
         entry = None
         if known and verdict.status in ("disagree", "problem"):
             observed = ans.reply.get("observation") if isinstance(ans.reply, dict) else None
-            entry = known_entry(known, verdict, loop, scenario_hash(v.scenario), v.expect[m], v.scenario, observed, v.comparison)
+            entry = recorded_deviation(known, v, m, loop, ans, hello) or known_entry(
+                known, verdict, loop, scenario_hash(v.scenario), v.expect[m], v.scenario, observed, v.comparison
+            )
         found, why = (finding_of(entry) or "known", entry["reason"]) if entry is not None else ("", "")
         rows.append(Row(str(v.path), v.name, v.clauses, m, loop, verdict, stale=stale, known=found, known_reason=why))
     return rows
@@ -377,6 +430,7 @@ __all__ = [
     "generate",
     "infer_clauses",
     "load_vector",
+    "recorded_deviation",
     "select",
     "validate_vector",
     "vector_from_json",
