@@ -307,3 +307,32 @@ def test_hello_names_the_build_by_the_sha256_of_the_module_it_loaded(tmp_path) -
     module.write_text(module.read_text() + "// another build\n")
     _, replies, _ = _session([{"kind": "hello"}, {"kind": "stop"}], {**os.environ, "BREAKWATER_MODULE": str(module)})
     assert replies[0]["build"]["sha256"] != hello["build"]["sha256"]
+
+
+@pytest.mark.node
+@needs_build
+def test_on_the_build_each_findings_vector_is_the_observation_it_records_and_its_deviation_predicts() -> None:
+    """The vectors of docs/breakwater-findings.md, run on the build: each answer agrees with the
+    observation the vector records for its finding and with the model run with that finding's
+    deviation, and not with the seed's model."""
+    from pathlib import Path
+
+    from guardspec.conformance.cases import judge
+    from guardspec.conformance.compare import comparison_from_json
+    from guardspec.conformance.deviations import deviated_observation
+    from guardspec.conformance.impl import Impl
+    from guardspec.conformance.vectors import load_vector, vector_paths
+
+    mastra = comparison_from_json({"normalise": "mastra"})  # what the adapter declares
+    vectors = [v for v in (load_vector(p, mastra) for p in vector_paths([Path("vectors/conformance")])) if v.deviated]
+    assert {f for v in vectors for f in v.deviated} == {"BW-F2", "BW-F3", "BW-F4", "BW-F5"}
+    with Impl(f"node {SERVER}") as impl:
+        hello = impl.start()
+        answers = impl.exchange([{"kind": "run", "mode": "guarded", "scenario": v.scenario} for v in vectors])
+    for v, ans in zip(vectors, answers):
+        [(finding, expect)] = v.deviated.items()
+        loop = v.scenario["call"]["loop"]
+        assert judge(v.scenario, "guarded", expect["guarded"], ans, v.comparison, hello, loop).status == "agree", v.name
+        predicted = deviated_observation(v.scenario, "guarded", [finding])
+        assert judge(v.scenario, "guarded", predicted, ans, v.comparison, hello, loop).status == "agree", v.name
+        assert judge(v.scenario, "guarded", v.expect["guarded"], ans, v.comparison, hello, loop).status == "disagree", v.name
