@@ -74,3 +74,17 @@ def test_the_command_prints_markdown_and_json_and_the_report_carries_the_same_te
     assert js.exit_code == 0 and [f["id"] for f in json.loads(js.output)] == IDS
     items = {i["id"]: i["text"] for i in report_findings(ROOT.resolve())["items"] if "id" in i}
     assert items == {f["id"]: markdown(f) for f in FOUND}
+
+
+def test_side_by_side_lists_every_innermost_place_the_observations_differ() -> None:
+    from guardspec.conformance.findings import ABSENT, leaf_differences
+
+    a = {"outcome": {"kind": "refused", "reason": "r"}, "prompts": [], "stored": [{"id": "a0", "parts": [1, 2]}]}
+    b = {"outcome": {"kind": "answered"}, "prompts": [["x"]], "stored": [{"id": "a0", "parts": [1, 3]}]}
+    assert leaf_differences(a, b) == [
+        ("$.outcome.kind", "refused", "answered"),
+        ("$.outcome.reason", "r", ABSENT),
+        ("$.prompts", [], [["x"]]),
+        ("$.stored[0].parts[1]", 2, 3),
+    ]
+    assert leaf_differences(a, a) == []

@@ -7,7 +7,8 @@ side, and the one command that reproduces it on a build.
 The model's observation is the reference's on the vector; Breakwater's is the one the vector
 records for the finding (its ``deviated`` key, measured on the build), which ``vectors check
 --known`` accepts, and which the finding's deviation of the model predicts (``deviations.py``).
-Side by side are the paths where the two differ under the vector's comparison.
+Side by side, in the model's format, is every place where the model's observation and the
+model's with the finding's deviation differ, in the fields Breakwater reports.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .cases import model_observation
-from .compare import differences
+from .deviations import deviated_observation
 from .vectors import load_vector
 
 FINDINGS = Path("docs/breakwater-findings.md")
@@ -49,16 +50,20 @@ def command(vector: str) -> str:
     return f'guardspec vectors check --impl "{IMPL}" --mode guarded --only {vector}'
 
 
-def _value_at(obs: Any, path: str) -> Any:
-    node = obs
-    for key, index in re.findall(r"\.([A-Za-z_][\w-]*)|\[(\d+)\]", path[1:]):
-        if key and isinstance(node, dict) and key in node:
-            node = node[key]
-        elif index and isinstance(node, list) and int(index) < len(node):
-            node = node[int(index)]
-        else:
-            return "<absent>"
-    return node
+ABSENT = "<absent>"
+
+
+def leaf_differences(a: Any, b: Any, path: str = "$") -> list[tuple[str, Any, Any]]:
+    """Every innermost place two observations (JSON, one format) differ: (path, a's value, b's);
+    objects member by member (``ABSENT`` for a missing one), lists of one length index by index,
+    anything else (lists of different lengths included) whole."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [r for k in dict.fromkeys([*a, *b]) for r in leaf_differences(a.get(k, ABSENT), b.get(k, ABSENT), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [r for i, (x, y) in enumerate(zip(a, b)) for r in leaf_differences(x, y, f"{path}[{i}]")]
+    return [(path, a, b)]
 
 
 def findings(root: Path) -> list[dict]:
@@ -66,8 +71,9 @@ def findings(root: Path) -> list[dict]:
     ``clauses``, ``seed`` (``{S-clause: sentence}``), ``quote`` (the seed's words the finding
     quotes), ``breakwater``, ``measuredOn`` (the files and commits it was read in), and per vector of the finding that exists: its ``name``, ``note``,
     ``scenario``, ``command``, the ``model``'s observation and, when the vector records
-    Breakwater's observation for the finding, ``impl`` and ``sideBySide`` (each path where the
-    two differ under the vector's comparison: path, model, Breakwater)."""
+    Breakwater's observation for the finding, ``impl`` (as recorded) and ``sideBySide``: each
+    innermost path, in the fields Breakwater reports, where the model's observation and the
+    model's with the finding's deviation differ (``leaf_differences``: path, model, Breakwater)."""
     text = (root / FINDINGS).read_text()
     seeds = seed_sentences((root / SPEC).read_text()) if (root / SPEC).is_file() else {}
     out = []
@@ -90,9 +96,13 @@ def findings(root: Path) -> list[dict]:
             impl = vec.deviated.get(m.group(1), {}).get("guarded")
             if impl is not None:
                 row["impl"] = impl
+                # side by side in the model's format: the seed's model and the deviated model, which
+                # the finding's tests hold equal to Breakwater's observation under the comparison
+                reported = [f for f in impl if f != "guardspec"]
+                predicted = deviated_observation(sj, "guarded", [m.group(1)])
                 row["sideBySide"] = [
-                    {"path": d.path, "model": d.model, "impl": d.impl}
-                    for d in differences(model, impl, sj, "guarded", vec.comparison, [f for f in impl if f != "guardspec"])
+                    {"path": p, "model": x, "impl": y}
+                    for p, x, y in leaf_differences({f: model.get(f) for f in reported}, {f: predicted.get(f) for f in reported})
                 ]
             vectors.append(row)
         out.append(
@@ -130,7 +140,7 @@ def markdown(f: dict) -> str:
         if "sideBySide" in v:
             lines += ["| path | the model (the seed) | Breakwater |", "|---|---|---|"]
             lines += [f"| `{r['path']}` | {_cell(r['model'])} | {_cell(r['impl'])} |" for r in v["sideBySide"]]
-            lines += ["", "Every other field of the observation is the same on both sides.", ""]
+            lines += ["", "Everything else Breakwater reports is the same on both sides.", ""]
         else:
             lines += ["(no Breakwater observation recorded for this finding in the vector)", ""]
         lines += ["**Reproduce** (with `BREAKWATER_MODULE` naming the build):", "", "```sh", v["command"], "```", ""]
