@@ -251,6 +251,11 @@ def _abort_then_throw(j: dict, _: Any) -> P.AbortThenThrow:
     return P.AbortThenThrow(v["reason"], v["message"])
 
 
+def _abort_wrap_throw(j: dict, _: Any) -> P.AbortWrapThrow:
+    v = j["abortWrapThrow"]
+    return P.AbortWrapThrow(v["reason"], v["message"])
+
+
 def _abort_finally_throw(j: dict, _: Any) -> P.AbortFinallyThrow:
     v = j["abortFinallyThrow"]
     return P.AbortFinallyThrow(v["reason"], v["message"])
@@ -262,6 +267,7 @@ _END_BY_KEY = {
     "tripwire": P.ThrowTripWire,
     "throw": P.Throw,
     "abortThenThrow": P.AbortThenThrow,
+    "abortWrapThrow": P.AbortWrapThrow,
     "abortFinallyThrow": P.AbortFinallyThrow,
 }
 
@@ -349,6 +355,7 @@ HOOKS: dict[Any, Any] = {
     P.ThrowTripWire: lambda j, _: P.ThrowTripWire(j["tripwire"]),
     P.Throw: lambda j, _: P.Throw(j["throw"]),
     P.AbortThenThrow: _abort_then_throw,
+    P.AbortWrapThrow: _abort_wrap_throw,
     P.AbortFinallyThrow: _abort_finally_throw,
     P.End: _end,
     P.Processor: _processor,

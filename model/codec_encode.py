@@ -288,6 +288,7 @@ HOOKS: dict[Any, Any] = {
     P.ThrowTripWire: lambda e: {"tripwire": e.reason},
     P.Throw: lambda e: {"throw": e.message},
     P.AbortThenThrow: lambda e: {"abortThenThrow": {"reason": e.reason, "message": e.message}},
+    P.AbortWrapThrow: lambda e: {"abortWrapThrow": {"reason": e.reason, "message": e.message}},
     P.AbortFinallyThrow: lambda e: {"abortFinallyThrow": {"reason": e.reason, "message": e.message}},
     P.Processor: _processor,
     # the agent and the observation

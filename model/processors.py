@@ -210,6 +210,15 @@ class AbortThenThrow:
 
 
 @frozen
+class AbortWrapThrow:
+    """``try { abort(reason) } catch (e) { throw new Error(message, { cause: e }) }``: a throw
+    wrapping the processor's own abort is still a throw (G6)."""
+
+    reason: str
+    message: str
+
+
+@frozen
 class AbortFinallyThrow:
     """``try { return abort(reason) } finally { throw new Error(message) }``."""
 
@@ -217,7 +226,7 @@ class AbortFinallyThrow:
     message: str
 
 
-End = Union[Return, Abort, ThrowTripWire, Throw, AbortThenThrow, AbortFinallyThrow]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
+End = Union[Return, Abort, ThrowTripWire, Throw, AbortThenThrow, AbortWrapThrow, AbortFinallyThrow]  # noqa: UP007  (a typing.Union alias kept as it is: ``X | Y`` is another runtime object)
 
 PROCESS_INPUT = "processInput"
 FORBIDDEN_HOOKS = (

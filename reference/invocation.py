@@ -20,6 +20,7 @@ from guardspec.model.processors import (
     Abort,
     AbortFinallyThrow,
     AbortThenThrow,
+    AbortWrapThrow,
     AddMessages,
     AddSystem,
     ArrayOf,
@@ -291,7 +292,7 @@ def invoke(
         return Invocation(lst, TripWires(end.reason))
     if isinstance(end, Throw):
         return Invocation(lst, Throws(end.message))
-    if isinstance(end, (AbortThenThrow, AbortFinallyThrow)):
+    if isinstance(end, (AbortThenThrow, AbortWrapThrow, AbortFinallyThrow)):
         return Invocation(lst, Throws(end.message))
     assert isinstance(end, Return)
     # Mastra mutates objects in place (stamps, merges): a received object still on the list is

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from guardspec.model.observation import Observation
-from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, Throw
+from guardspec.model.processors import AbortFinallyThrow, AbortThenThrow, AbortWrapThrow, Throw
 from guardspec.model.scenario import Scenario
 
 from .scenario import caller_messages, request_actor
@@ -20,7 +20,7 @@ def audit_is_hygienic(scenario: Scenario, obs: Observation) -> list[str]:
             if isinstance(getattr(p, "text", None), str) and len(p.text) >= 6:
                 secrets.add(p.text)
     for proc in scenario.agent.processors:
-        if isinstance(proc.end, (Throw, AbortThenThrow, AbortFinallyThrow)) and len(proc.end.message) >= 6:
+        if isinstance(proc.end, (Throw, AbortThenThrow, AbortWrapThrow, AbortFinallyThrow)) and len(proc.end.message) >= 6:
             secrets.add(proc.end.message)
     out = []
     for e in obs.audit:

@@ -17,6 +17,7 @@ from guardspec.model.processors import (
     Abort,
     AbortFinallyThrow,
     AbortThenThrow,
+    AbortWrapThrow,
     ArrayOf,
     ObjectOf,
     OtherList,
@@ -77,7 +78,7 @@ def predicted_first_processor(scenario: Scenario) -> tuple[str, str] | None:
         return None
     p = scenario.agent.processors[0]
     end = p.end
-    if isinstance(end, (Throw, AbortThenThrow, AbortFinallyThrow)):
+    if isinstance(end, (Throw, AbortThenThrow, AbortWrapThrow, AbortFinallyThrow)):
         return ("fail", p.id)
     if isinstance(end, (Abort, ThrowTripWire)):
         return ("abort", end.reason)

@@ -130,6 +130,13 @@ export function compileProcessor(spec, ctx) {
             throw new Error(v.message);
           }
           return undefined;
+        case 'abortWrapThrow':
+          try {
+            abort(v.reason);
+          } catch (e) {
+            throw new Error(v.message, { cause: e });
+          }
+          return undefined;
         case 'abortFinallyThrow':
           try {
             return abort(v.reason);
