@@ -95,3 +95,17 @@ def with_odd_outcomes(sj: dict, share: int = 3) -> dict:
 
     visit(out, False)
     return out
+
+
+def with_wrapped_aborts(sj: dict) -> dict:
+    """``sj`` with every other ``abortThenThrow`` processor ending made ``abortWrapThrow`` (G6:
+    a throw whose cause is the processor's own abort is a failure, not that abort), chosen by a
+    hash of the scenario as above, so that no strategy draws differently. The input is left as
+    it was."""
+    base = hashlib.sha256(json.dumps(sj, sort_keys=True).encode()).hexdigest()
+    out = copy.deepcopy(sj)
+    for i, p in enumerate((out.get("agent") or {}).get("processors") or ()):
+        end = p.get("end") if isinstance(p, dict) else None
+        if isinstance(end, dict) and "abortThenThrow" in end and _index(f"{base}:end:{i}", 2) == 0:
+            p["end"] = {"abortWrapThrow": end["abortThenThrow"]}
+    return out

@@ -11,18 +11,21 @@ from guardspec.model import codec
 
 from .cases import scenario_hash
 
-STRATEGY = "scenarios(campaign_swarms(max_calls=1)), odd outcomes, distinct"
+STRATEGY = "scenarios(campaign_swarms(max_calls=1)), odd outcomes, wrapped aborts, distinct"
 """The strategy ``generate_scenarios`` draws from, as a results file's header records it."""
 
 
 def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n); tool outcomes of
-    other kinds mixed in after the draw (``with_odd_outcomes``, M12.6, M11.3)."""
+    other kinds mixed in after the draw (``with_odd_outcomes``, M12.6, M11.3), and half the
+    abort-then-throw endings made wrapped aborts (``with_wrapped_aborts``, G6)."""
     # deferred: the strategies load Hypothesis, heavy and needed only when a campaign draws
     from guardspec.properties.strategies import campaign_swarms, scenarios
-    from guardspec.properties.strategies.outcomes import with_odd_outcomes
+    from guardspec.properties.strategies.outcomes import with_odd_outcomes, with_wrapped_aborts
 
-    return draw_distinct(scenarios(campaign_swarms(max_calls=1)), seed, n, lambda s: with_odd_outcomes(codec.scenario_to_json(s)), tick)
+    return draw_distinct(
+        scenarios(campaign_swarms(max_calls=1)), seed, n, lambda s: with_wrapped_aborts(with_odd_outcomes(codec.scenario_to_json(s))), tick
+    )
 
 
 ROUND = 25
