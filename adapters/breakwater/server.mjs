@@ -80,4 +80,5 @@ async function handle(line) {
 }
 
 const { GUARDED_FIELDS: GUARDED_FIELDS_DECLARED } = await import('./lib/guarded.mjs');
+// One run at a time: a run sets the global clock to its scenario's (lib/guarded.mjs).
 serveLines(handle, writeLine);

@@ -84,4 +84,4 @@ async function handle(line) {
   }
 }
 
-serveLines(handle, writeLine);
+serveLines(handle, writeLine, { overlap: ['run'] });

@@ -46,7 +46,7 @@ test('hello names the implementation', async () => {
   assert.equal(typeof busyMs, 'number');
   assert.deepEqual(reply, {
     id: 'h', status: 'ok', implementation: 'mastra', version: '1.71.0', protocol: 1,
-    kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'],
+    kinds: ['hello', 'run', 'ops', 'bench-ops', 'stop'], modes: ['raw'], compare: { normalise: 'mastra' },
   });
 });
 
