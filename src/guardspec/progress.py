@@ -115,6 +115,7 @@ class CampaignTasks:
         self.cases: Task | None = None
         self.shrinking: Task | None = None
         self.drawing: Task | None = None
+        self.drawing_done = False
         self.total = total  # the cases to draw, when known
 
     def on_generate(self, drawn: int) -> None:
@@ -122,10 +123,17 @@ class CampaignTasks:
             if self.drawing is None:
                 self.drawing = self.progress.task(f"{self.name} drawing scenarios", total=self.total)
             self.drawing.update(drawn)
+            if self.total is not None and drawn >= self.total:
+                self._drawn()
+
+    def _drawn(self) -> None:
+        if self.drawing is not None and not self.drawing_done:
+            self.drawing.done()
+            self.drawing_done = True
 
     def on_start(self, total: int, done: int) -> None:
-        if self.drawing:
-            self.drawing.done()
+        if self.total is None:  # the draw came first (the cases run while they are drawn when it is known)
+            self._drawn()
         if self.progress:
             self.cases = self.progress.task(self.name, total=total, completed=done)
 

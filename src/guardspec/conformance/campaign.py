@@ -14,6 +14,7 @@ rendering (``writing.py``).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,7 @@ from attrs import define, field
 from .cases import message_count, processor_count, scenario_hash
 from .census import census_of
 from .drawing import generate_scenarios
-from .execution import run_cases
+from .execution import CaseFeed, run_cases
 from .impl import Impl, Incident, StartFailed
 from .results import ResultsWriter, check_same_build, header_record, read_results, results_path
 from .settings import BadArguments, Config
@@ -130,35 +131,63 @@ def run_campaign(
     writer = ResultsWriter(rpath)
     if header is None:
         writer.write(header_record(cfg, modes, hello))
-    scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate)
-    hashes = [scenario_hash(s) for s in scenarios]
-    todo: list[tuple[int, str]] = []
+    mine = shard_cases(cfg.examples, cfg.shard)
+    wanted = set(mine)
+    total = len(mine) * len(modes)
+    if on_start:  # the resumed count is told before the draw shows which hashes still match
+        on_start(total, sum(1 for (i, m) in done if i in wanted and m in modes))
+    scenarios: list[dict] = []
+    hashes: list[str] = []
     records: list[dict] = []
-    mine = shard_cases(len(scenarios), cfg.shard)
-    for i in mine:
-        h = hashes[i]
+    counts: dict[str, int] = {}
+    lock = threading.Lock()
+    feed = CaseFeed()
+    todo: list[tuple[int, str]] = []
+    kept: set[tuple[int, str]] = set()  # the cases resumed from the results file
+
+    def drawn(sj: dict) -> None:
+        """Each scenario as it is drawn: its cases resumed from the results file (same hash)
+        or handed to the processes (a local run starts on the first while the rest are drawn)."""
+        i, h = len(scenarios), scenario_hash(sj)
+        scenarios.append(sj)
+        hashes.append(h)
+        if i not in wanted:
+            return
         for m in modes:
             rec = done.get((i, m))
             if rec is not None and rec.get("hash") == h:
-                records.append(rec)
+                kept.add((i, m))
+                with lock:
+                    records.append(rec)
+                    counts[rec["status"]] = counts.get(rec["status"], 0) + 1
+            elif client is None:
+                feed.put((i, m))
             else:
                 todo.append((i, m))
-    report.resumed = len(records)
-    kept = {(r["case"], r["mode"]) for r in records}
+
+    if client is None:
+        ran: list = []
+        runner = threading.Thread(
+            target=lambda: ran.extend(run_cases(cfg, probe, hello, scenarios, hashes, feed, writer, records, counts, progress, lock)),
+            daemon=True,
+        )
+        runner.start()
+        try:
+            generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn)
+        finally:
+            feed.close()
+            runner.join()
+        report.incidents.extend(ran)
+    else:
+        generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn)
+    mine = [i for i in mine if i < len(scenarios)]
+    report.resumed = len(kept)
     for r in incidents_before:  # those of resumed cases (the others' cases are run again)
         if "case" not in r or (r.get("case"), r.get("mode")) in kept:
             report.incidents.append(
                 Incident(str(r.get("kind")), str(r.get("detail", "")), "", (r["case"], r.get("mode")) if "case" in r else None)
             )
-    total = len(todo) + len(records)
-    if on_start:
-        on_start(total, len(records))
-    counts: dict[str, int] = {}
-    for rec in records:
-        counts[rec["status"]] = counts.get(rec["status"], 0) + 1
-    if client is None:
-        report.incidents.extend(run_cases(cfg, probe, hello, scenarios, hashes, todo, writer, records, counts, progress))
-    else:
+    if client is not None:
         probe.close()  # the workers start their own processes
         from .cluster import run_cases_on_cluster
 

@@ -15,16 +15,24 @@ STRATEGY = "scenarios(campaign_swarms(max_calls=1)), odd outcomes, wrapped abort
 """The strategy ``generate_scenarios`` draws from, as a results file's header records it."""
 
 
-def generate_scenarios(seed: int, n: int, tick: Callable[[int], None] | None = None) -> list[dict]:
+def generate_scenarios(
+    seed: int, n: int, tick: Callable[[int], None] | None = None, emit: Callable[[dict], None] | None = None
+) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n); tool outcomes of
     other kinds mixed in after the draw (``with_odd_outcomes``, M12.6, M11.3), and half the
-    abort-then-throw endings made wrapped aborts (``with_wrapped_aborts``, G6)."""
+    abort-then-throw endings made wrapped aborts (``with_wrapped_aborts``, G6). ``emit(s)`` is
+    called with each as it is drawn, so that a campaign can run the first while it draws the rest."""
     # deferred: the strategies load Hypothesis, heavy and needed only when a campaign draws
     from guardspec.properties.strategies import campaign_swarms, scenarios
     from guardspec.properties.strategies.outcomes import with_odd_outcomes, with_wrapped_aborts
 
     return draw_distinct(
-        scenarios(campaign_swarms(max_calls=1)), seed, n, lambda s: with_wrapped_aborts(with_odd_outcomes(codec.scenario_to_json(s))), tick
+        scenarios(campaign_swarms(max_calls=1)),
+        seed,
+        n,
+        lambda s: with_wrapped_aborts(with_odd_outcomes(codec.scenario_to_json(s))),
+        tick,
+        emit,
     )
 
 
@@ -32,10 +40,18 @@ ROUND = 25
 """Examples per Hypothesis run in ``draw_distinct``."""
 
 
-def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any], tick: Callable[[int], None] | None = None) -> list:
+def draw_distinct(
+    strategy: Any,
+    seed: int,
+    n: int,
+    to_json: Callable[[Any], Any],
+    tick: Callable[[int], None] | None = None,
+    emit: Callable[[Any], None] | None = None,
+) -> list:
     """``n`` distinct JSON values drawn from a Hypothesis strategy, the same for the same
     (seed, n): the one way every campaign (diff, mastra-diff's op sequences) draws its cases.
-    Hypothesis draws some values twice: each case is a new one. ``tick(drawn)`` now and then."""
+    Hypothesis draws some values twice: each case is a new one. ``tick(drawn)`` now and then
+    and once at the end; ``emit(value)`` for each value as it is drawn."""
     # deferred: Hypothesis is heavy, and the modules that import this one (vectors, the CLI's
     # commands) need it only when a campaign draws
     from hypothesis import HealthCheck, Phase, given, settings
@@ -64,6 +80,8 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
             if h not in seen:
                 seen.add(h)
                 out.append(j)
+                if emit:
+                    emit(j)
                 if tick and len(out) % 50 == 0:
                     tick(len(out))
 
@@ -77,6 +95,8 @@ def draw_distinct(strategy: Any, seed: int, n: int, to_json: Callable[[Any], Any
         missing = n - len(out)
         round_(r, min(ROUND, missing) + 2)
         r += 1
+    if tick:
+        tick(len(out))
     return out
 
 

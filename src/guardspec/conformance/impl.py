@@ -22,7 +22,7 @@ import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from attrs import define, field
@@ -32,6 +32,8 @@ from guardspec.processes import kill_process
 from .wire import Problem, check_hello, parse_line
 
 _EOF = object()
+NOT_YET = object()
+"""What a stream's source gives when it has nothing now but may have more later."""
 
 
 @define
@@ -256,6 +258,20 @@ class Impl:
         ``tags`` name the requests in incidents and notes (a campaign's (case, mode))."""
         return _Exchange(self, requests, self.timeout if timeout is None else timeout, tags).run()
 
+    def stream(
+        self,
+        source: Callable[[bool], Any],
+        on_answer: Callable[[Any, Answer], None],
+        timeout: float | None = None,
+    ) -> None:
+        """An exchange with no end fixed in advance: ``source(block)`` gives the next (request,
+        tag), None once there are no more, or (when ``block`` is false) ``NOT_YET``; it is asked
+        whenever the window has room, blocking only when nothing is in flight.
+        ``on_answer(tag, answer)`` is called as each answer is settled. The window stays full
+        however long one request takes, where ``exchange`` waits for the slowest of its batch."""
+        ex = _Exchange(self, [], self.timeout if timeout is None else timeout, [], source=source, on_answer=on_answer)
+        ex.run()
+
     def _remember(self, rid: Any, tag: Any, state: str, digest: int = 0) -> None:
         self._past[rid] = (tag, state, digest)
 
@@ -278,8 +294,20 @@ class _Exchange:
     before ``hi`` and still unanswered were skipped: at a timeout they are charged ``timeout``,
     the process is kept (it answers), and a reply that comes later is a ``late`` incident."""
 
-    def __init__(self, impl: Impl, requests: Sequence[dict], timeout: float, tags: Sequence[Any] | None) -> None:
-        self.im, self.requests, self.timeout, self.tags = impl, requests, timeout, tags
+    def __init__(
+        self,
+        impl: Impl,
+        requests: Sequence[dict],
+        timeout: float,
+        tags: Sequence[Any] | None,
+        source: Callable[[bool], Any] | None = None,
+        on_answer: Callable[[Any, Answer], None] | None = None,
+    ) -> None:
+        self.im, self.timeout = impl, timeout
+        self.requests: list[dict] = list(requests)
+        self.tags: list[Any] | None = None if tags is None else list(tags)
+        self.source, self.on_answer = source, on_answer
+        self.waiting = False  # the source had nothing the last time it was asked
         n = len(requests)
         self.answers: list[Answer | None] = [None] * n
         self.notes: list[list[str]] = [[] for _ in range(n)]
@@ -309,6 +337,29 @@ class _Exchange:
         self.answers[i] = answer
         self.im._past[rid] = (self.tags[i] if self.tags is not None else i, state, digest)
         self.hi = max(self.hi, rid)
+        if self.on_answer is not None:
+            self.on_answer(self.tag(i), answer)
+
+    def pull(self, block: bool = False) -> bool:
+        """One more request from the source onto ``todo``; False if it has none (now, or ever)."""
+        if self.source is None:
+            return False
+        got = self.source(block)
+        self.waiting = got is NOT_YET
+        if got is NOT_YET:
+            return False
+        if got is None:
+            self.source = None
+            return False
+        request, tag = got
+        if len(self.requests) % 1024 == 0:
+            self.im._forget_old()
+        self.requests.append(request)
+        self.tags.append(tag)  # type: ignore[union-attr]
+        self.answers.append(None)
+        self.notes.append([])
+        self.todo.append(len(self.requests) - 1)
+        return True
 
     def candidate(self) -> int | None:
         return next((r for r in self.flight if r > self.hi), next(iter(self.flight), None))
@@ -318,19 +369,26 @@ class _Exchange:
 
     def run(self) -> list[Answer]:
         im = self.im
-        while self.todo or self.flight:
+        while self.todo or self.flight or self.pull(block=True):
             if im._proc is None or (not self.flight and not self.drain()):
                 try:
                     im.start()
                 except StartFailed as e:
+                    # what the source still holds is left there, for another process to take
                     for i in [*self.flight.values(), *self.todo]:
                         self.answers[i] = Answer(problem=e.problem, notes=self.notes[i])
+                        if self.on_answer is not None:
+                            self.on_answer(self.tag(i), self.answers[i])
                     break
                 self.hi, self.last = 0, time.monotonic()
-            if self.todo and len(self.flight) <= im.window // 2:
+            if len(self.flight) <= im.window // 2 and (self.todo or self.pull()):
                 self.send()
             oldest = next(iter(self.flight))
-            line = im._next_line(max(self.sent_at[oldest], self.last) + self.timeout)
+            deadline = max(self.sent_at[oldest], self.last) + self.timeout
+            # a source that may have more soon is asked again within 50 ms, a line or not
+            line = im._next_line(min(deadline, time.monotonic() + 0.05) if self.waiting else deadline)
+            if line is None and time.monotonic() < deadline:
+                continue
             if line is None:
                 self.expire()
             elif line is _EOF:
@@ -343,7 +401,7 @@ class _Exchange:
 
     def send(self) -> None:
         im, batch, now = self.im, [], time.monotonic()
-        while self.todo and len(self.flight) < im.window:
+        while len(self.flight) < im.window and (self.todo or self.pull()):
             i = self.todo.popleft()
             im._next += 1
             self.flight[im._next] = self.index[im._next] = i
@@ -448,4 +506,4 @@ def _tail(stderr: str) -> str:
     return f"; stderr: {' | '.join(lines)[:300]}" if lines else ""
 
 
-__all__ = ["Answer", "Impl", "Incident", "StartFailed", "split_command"]
+__all__ = ["NOT_YET", "Answer", "Impl", "Incident", "StartFailed", "split_command"]

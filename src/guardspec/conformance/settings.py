@@ -32,8 +32,8 @@ class Config:
     known: list = field(factory=list)
     shrink: bool = True
     shrink_seconds: float = 120.0
-    window: int = 64
-    chunk: int = 32
+    window: int = 256  # requests in flight per process: an in-order adapter works behind a slow one
+    chunk: int = 32  # cases per task on a cluster (cluster.py)
     shard: tuple[int, int] | None = None  # (i, n): only the cases whose index is i modulo n (shards.py)
     cluster: str | None = None  # a Dask scheduler's address: the cases run on its workers (cluster.py)
 

@@ -10,10 +10,9 @@ from typing import Any
 
 from guardspec.conformance.cases import model_observation, scenario_hash
 from guardspec.conformance.drawing import generate_scenarios
-from guardspec.conformance.execution import case_record
+from guardspec.conformance.execution import case_record, model_of
 from guardspec.conformance.impl import Answer, Impl
 from guardspec.conformance.settings import Config, chosen_comparison
-from guardspec.conformance.wire import Problem
 from guardspec.model import codec
 from guardspec.model.scenario import Mode
 from guardspec.reference.run import run
@@ -75,57 +74,48 @@ def bench_mastra(ops: int = 500, scenarios: int = 60, seed: int = 0) -> dict:
     }
 
 
-class BusyImpl(Impl):
-    """An implementation process that sums the ``busyMs`` its replies carry (docs/protocol.md)."""
-
-    def __init__(self, *args: Any, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.busy_ms = 0.0
-        self.busy_replies = 0
-
-    def exchange(self, requests: list[dict]) -> list[Answer]:
-        answers = super().exchange(requests)
-        for a in answers:
-            b = (a.reply or {}).get("busyMs")
-            if isinstance(b, (int, float)) and not isinstance(b, bool) and b >= 0:
-                self.busy_ms += b
-                self.busy_replies += 1
-        return answers
+def busy_of(answer: Answer) -> float | None:
+    """The ``busyMs`` a reply carries (docs/protocol.md), if it carries a valid one."""
+    b = (answer.reply or {}).get("busyMs")
+    return float(b) if isinstance(b, (int, float)) and not isinstance(b, bool) and b >= 0 else None
 
 
-def campaign_busy(
-    command: str | Sequence[str], mode: str, seconds: float, seed: int = 0, env: dict | None = None, draw: int = 200, chunk: int = 8
-) -> dict:
+def campaign_busy(command: str | Sequence[str], mode: str, seconds: float, seed: int = 0, env: dict | None = None, draw: int = 200) -> dict:
     """A short campaign on one implementation process, about ``seconds`` long, beside the busy
     time the adapter reports: cases per second, and the adapter's summed ``busyMs`` over the
-    campaign's wall time. Each chunk of cases goes as a campaign's does (the model's
-    observations, one pipelined exchange, ``case_record``'s judging); drawing the scenarios and
-    starting the process are not counted."""
+    campaign's wall time. The cases go as a local campaign's do (``Impl.stream``: the window
+    kept full, the model's observation and ``case_record``'s judging as each answer comes); the
+    ``draw`` scenarios are run again in turn if time is left. Drawing the scenarios and starting
+    the process are not counted."""
     scenarios = generate_scenarios(seed, draw)
     cfg = Config(impl="", examples=draw, seed=seed, modes=(mode,))
     records: list[dict] = []
-    with BusyImpl(command, timeout=60.0, env=env) as impl:
+    busy, replies = 0.0, 0
+    with Impl(command, timeout=60.0, env=env) as impl:
         hello = impl.start()
         cfg.comparison = chosen_comparison(hello).comparison
         impl.exchange([{"kind": "run", "mode": mode, "scenario": sj} for sj in scenarios[-4:]])  # warm up
-        impl.busy_ms, impl.busy_replies = 0.0, 0
+        sent = 0
         t = time.perf_counter()
-        for k in range(0, len(scenarios) - 4, chunk):
-            batch = scenarios[k : min(k + chunk, len(scenarios) - 4)]
-            models = []
-            for sj in batch:
-                try:
-                    models.append(model_observation(sj, mode))
-                except Exception as e:  # the reference failed: the case is reported, as in a campaign
-                    models.append(Problem("model-error", "$", f"{type(e).__name__}: {e}"))
-            answers = impl.exchange([{"kind": "run", "mode": mode, "scenario": sj} for sj in batch])
-            for i, (sj, mo, ans) in enumerate(zip(batch, models, answers), start=k):
-                records.append(case_record(cfg, i, mode, sj, scenario_hash(sj), mo, ans, hello))
+
+        def source(block: bool) -> Any:
+            nonlocal sent
             if time.perf_counter() - t >= seconds:
-                break
+                return None
+            k, sent = sent, sent + 1
+            return {"kind": "run", "mode": mode, "scenario": scenarios[k % len(scenarios)]}, k
+
+        def on_answer(k: int, ans: Answer) -> None:
+            nonlocal busy, replies
+            b = busy_of(ans)
+            if b is not None:
+                busy, replies = busy + b, replies + 1
+            sj = scenarios[k % len(scenarios)]
+            records.append(case_record(cfg, k, mode, sj, scenario_hash(sj), model_of(sj, mode), ans, hello))
+
+        impl.stream(source, on_answer)
         wall = time.perf_counter() - t
-        busy = impl.busy_ms / 1000
-        replies = impl.busy_replies
+        busy /= 1000
     counts: dict[str, int] = {}
     for r in records:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
