@@ -12,10 +12,12 @@
 // time the process had a request in hand, with no span counted twice.
 import { createInterface } from 'node:readline';
 
-/** How many overlapping requests run at once: GUARDSPEC_ADAPTER_CONCURRENCY, default 16. */
+/** How many overlapping requests run at once: GUARDSPEC_ADAPTER_CONCURRENCY, default 64: a failed
+ * download holds its run for 6 s (docs/evidence/mastra.md M12.10), and a few such runs must not
+ * take every slot. */
 export function concurrencyLimit(env = process.env) {
   const n = Number.parseInt(env.GUARDSPEC_ADAPTER_CONCURRENCY ?? '', 10);
-  return Number.isInteger(n) && n >= 1 ? n : 16;
+  return Number.isInteger(n) && n >= 1 ? n : 64;
 }
 
 function kindOf(line) {
