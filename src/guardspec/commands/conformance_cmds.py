@@ -332,6 +332,8 @@ def print_report(report: Any, console: Any, census: bool = True) -> None:
         )
     if census and report.census is not None:
         console.print(report.census.table("shape census of the scenarios"))
+        if report.census.mode:
+            console.print(report.census.stage_table())
 
 
 @click.command("merge")

@@ -209,12 +209,14 @@ def run_campaign(
 def summarise(report: Report, records: list[dict], scenarios: list[dict], mine: list[int]) -> None:
     """Fill ``report`` from the case records: counts by status and by loop, the distinct
     disagreements (each with its smallest case), the problems; the census of the cases
-    ``mine`` (the campaign's, or its shard's)."""
+    ``mine`` (the campaign's, or its shard's), with how far their model runs got."""
     report.counts = {}
     for rec in records:
         report.counts[rec["status"]] = report.counts.get(rec["status"], 0) + 1
     report.cases = len(records)
-    report.census = census_of([scenarios[i] for i in mine])
+    # the guard's stages when the campaign ran guarded mode at all; else Mastra's own (raw)
+    mode = "raw" if records and all(r.get("mode") == "raw" for r in records) else "guarded"
+    report.census = census_of([scenarios[i] for i in mine], mode=mode)
     _collect(report, records, scenarios)
 
 

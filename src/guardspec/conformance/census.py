@@ -9,7 +9,9 @@ leaves open (system entry shapes and provider-option namespaces: any value is al
 are listed by hand below, from the clauses that treat them differently (M6, M8, M12, G10, G12).
 
 A scenario counts once per shape it has, wherever in the scenario the shape appears (caller
-messages, stored threads, context, processor steps and returns).
+messages, stored threads, context, processor steps and returns). A campaign's census also runs
+each scenario on the model and counts how far it got (``stages``): the stage each case stopped at,
+per loop, and per shape the cases that survived to the stage reading it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import Any
 
 from attrs import define, field
 from rich.table import Table
+
+from .stages import DEEP, STAGES, reaches, read_at, stop_of
 
 # -- the shapes ---------------------------------------------------------------------------------
 
@@ -296,22 +300,51 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
     return out
 
 
+def _processor_shapes(sj: dict, pid: str) -> set[tuple[str, str]]:
+    """The shapes processor ``pid`` of scenario ``sj`` holds itself (its steps, what it adds and
+    returns, its ending): those of a scenario holding only it, less an empty scenario's."""
+    procs = [p for p in (sj.get("agent") or {}).get("processors", []) if isinstance(p, dict) and p.get("id") == pid]
+    return shapes_of({"agent": {"processors": procs}, "call": {}}) - _EMPTY_SHAPES
+
+
+_EMPTY_SHAPES = shapes_of({"agent": {}, "call": {}})
+
+
 # -- the census ---------------------------------------------------------------------------------------
 
 
 @define
 class Census:
-    """Scenario counts per (category, shape); ``scenarios`` in all."""
+    """Scenario counts per (category, shape); ``scenarios`` in all. With ``mode`` set, each
+    scenario is also run on the model in that mode (``stages``): the census then counts per
+    loop the stage each case stopped at, and per shape the cases holding it that survived to
+    the stage reading it (``reached``)."""
 
     scenarios: int = 0
     counts: dict = field(factory=dict)
     shapes: Any = None  # the supported shapes (default ``supported()``)
     reader: Any = None  # the shapes of one case (default ``shapes_of``)
+    mode: str | None = None  # "guarded" or "raw": the mode whose stages are counted
+    reached: dict = field(factory=dict)  # (category, shape) -> cases that survived to its reading stage
+    stops: dict = field(factory=dict)  # loop -> {stage: cases that stopped there}
 
     def add(self, sj: Any) -> None:
         self.scenarios += 1
-        for key in (self.reader or shapes_of)(sj):
+        keys = (self.reader or shapes_of)(sj)
+        for key in keys:
             self.counts[key] = self.counts.get(key, 0) + 1
+        if self.mode is None:
+            return
+        stop = stop_of(sj, self.mode)
+        if stop is None:
+            return
+        stage, pid = stop
+        per = self.stops.setdefault((sj.get("call") or {}).get("loop", "generate"), {})
+        per[stage] = per.get(stage, 0) + 1
+        own = _processor_shapes(sj, pid) if pid else set()
+        for c, s in keys:
+            if reaches(stage, read_at(c)) or (c, s) in own:
+                self.reached[(c, s)] = self.reached.get((c, s), 0) + 1
 
     def rows(self) -> list[tuple[str, str, int, bool]]:
         """(category, shape, scenarios, supported): every supported shape (zeros included), then
@@ -324,27 +357,68 @@ class Census:
     def zeros(self) -> list[tuple[str, str]]:
         return [(c, s) for c, s, n, ok in self.rows() if ok and n == 0]
 
+    def unreached(self) -> list[tuple[str, str]]:
+        """Supported shapes drawn, yet in no case that survived to the stage reading them (with
+        ``mode`` set; otherwise none)."""
+        if self.mode is None:
+            return []
+        return [(c, s) for c, s, n, ok in self.rows() if ok and n > 0 and not self.reached.get((c, s))]
+
+    def deep_share(self, loop: str) -> float:
+        """The share of ``loop``'s counted cases that reached the policies or the model."""
+        per = self.stops.get(loop, {})
+        total = sum(per.values())
+        return sum(per.get(s, 0) for s in DEEP) / total if total else 0.0
+
     def to_json(self) -> dict:
-        return {
+        out: dict[str, Any] = {
             "scenarios": self.scenarios,
-            "shapes": [{"category": c, "shape": s, "scenarios": n, "supported": ok} for c, s, n, ok in self.rows()],
+            "shapes": [
+                {"category": c, "shape": s, "scenarios": n, "supported": ok}
+                | ({"reached": self.reached.get((c, s), 0), "readAt": read_at(c)} if self.mode else {})
+                for c, s, n, ok in self.rows()
+            ],
             "zeros": [f"{c}: {s}" for c, s in self.zeros()],
         }
+        if self.mode:
+            out["mode"] = self.mode
+            out["stages"] = {loop: {s: per.get(s, 0) for s in STAGES} for loop, per in sorted(self.stops.items())}
+            out["unreached"] = [f"{c}: {s}" for c, s in self.unreached()]
+        return out
 
     def table(self, title: str = "shape census") -> Any:
         t = Table(title=f"{title} ({self.scenarios} scenarios)")
         for col in ("category", "shape", "scenarios"):
             t.add_column(col, justify="right" if col == "scenarios" else "left")
+        if self.mode:
+            t.add_column("reached", justify="right")
         last = None
         for c, s, n, ok in self.rows():
             shown = f"[red]{n}[/red]" if ok and n == 0 else str(n) if ok else f"{n} [yellow](not in the model's list)[/yellow]"
-            t.add_row(c if c != last else "", s, shown)
+            row = [c if c != last else "", s, shown]
+            if self.mode:
+                r = self.reached.get((c, s), 0)
+                row.append(f"[red]{r}[/red]" if ok and n and not r else str(r))
+            t.add_row(*row)
             last = c
         return t
 
+    def stage_table(self) -> Any:
+        """Per loop, the cases that stopped at each stage, and the share that reached the
+        policies or the model."""
+        t = Table(title=f"where the model's {self.mode} runs stopped, per loop")
+        t.add_column("loop")
+        for s in STAGES:
+            t.add_column(s, justify="right")
+        t.add_column("policies or model", justify="right")
+        for loop, per in sorted(self.stops.items()):
+            t.add_row(loop, *(str(per.get(s, 0)) for s in STAGES), f"{self.deep_share(loop):.0%}")
+        return t
 
-def census_of(scenarios: Iterable[Any], shapes: dict | None = None, reader: Any = None) -> Census:
-    c = Census(shapes=shapes, reader=reader)
+
+def census_of(scenarios: Iterable[Any], shapes: dict | None = None, reader: Any = None, mode: str | None = None) -> Census:
+    """The census of ``scenarios``; with ``mode``, with the stages their model runs reached."""
+    c = Census(shapes=shapes, reader=reader, mode=mode)
     for sj in scenarios:
         c.add(sj)
     return c
