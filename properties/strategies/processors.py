@@ -66,9 +66,11 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         value = draw(texts(swarm)) if f == "content" else draw(options)
         if swarm.weird_values and draw(st.integers(0, 3)) == 0:
             value = draw(js_values)
-        return (EditSystem(draw(st.sampled_from([0, 0, 0, 1])), f, value),)
+        index = 0 if swarm.reaching else draw(st.sampled_from([0, 0, 0, 1]))  # the instructions are there
+        return (EditSystem(index, f, value),)
     if kind == "edit_message":
-        return (EditMessage(draw(st.sampled_from(["u0", "a0", "c00", "n1"])), draw(texts(swarm))),)
+        known = [i for i in fixture.present if i in ("u0", "a0", "c00")] if swarm.reaching else []
+        return (EditMessage(draw(st.sampled_from(known or ["u0", "a0", "c00", "n1"])), draw(texts(swarm))),)
     if kind == "move_carrier":
         a0 = next(m for m in fixture.stored if m.id == "a0")
         exact = folded(a0, fixture.outcome)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import evolve
 from hypothesis import strategies as st
 
 from guardspec.model.agent import (
@@ -17,10 +18,11 @@ from guardspec.model.agent import (
     ThreadStore,
     ThrowingEvaluator,
 )
+from guardspec.model.messages import Message
 from guardspec.model.scenario import Call, Scenario
 
 from .processors import processors
-from .swarms import ACTOR, ASSET_ORIGIN, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, THREAD, TOOLS, Swarm, swarms
+from .swarms import ACTOR, ASSET_ORIGIN, DEFAULT, FRESH_THREAD, NOW, POLICY, RESOURCE, THREAD, TOOLS, Swarm, swarms, well_behaved
 from .threads import Fixture, caller_inputs, fixtures, user
 from .values import texts
 
@@ -33,8 +35,15 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
         if extra is not None:
             policies.insert(draw(st.integers(0, 1)), extra)
     n = draw(st.integers(swarm.min_processors, swarm.max_processors))
-    procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
-    mem = Memory(generate_title=swarm.titles) if memory else None
+    if swarm.reaching:  # the processors before the last one hand the list on (``Swarm.reaching``)
+        # the last one returns too in two calls in three; otherwise it ends as the swarm draws,
+        # returning three times as often as it would
+        others = evolve(swarm, endings=swarm.endings | {"return"}, return_weight=3 * swarm.return_weight)
+        last = well_behaved(swarm, steps_too=False) if draw(st.integers(0, 2)) else others
+        procs = tuple(draw(processors(well_behaved(swarm) if i < n - 1 else last, fixture, f"p{i + 1}")) for i in range(n))
+    else:
+        procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
+    mem = Memory(generate_title=swarm.titles and not swarm.reaching) if memory else None
     origins = draw(st.sampled_from([(), (ASSET_ORIGIN,), ("http://localhost:3000", ASSET_ORIGIN + "/")])) if swarm.asset_urls else ()
     # G3: the principal kinds an agent allows (human only, unless the swarm asks for services too)
     kinds = draw(st.sampled_from([("human",), ("human", "service")])) if swarm.service_actors else ("human",)
@@ -49,23 +58,39 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
 
 
 def actors(swarm: Swarm) -> st.SearchStrategy:
+    if swarm.reaching and swarm.rbac_denials:
+        # the allowed actor five times in six, otherwise any actor, each as often as the others
+        # (RBAC reads them first, so they cost no other shape its reach)
+        return st.integers(0, 5).flatmap(lambda k: st.sampled_from(_others(swarm) + _breakwater_actors()) if k == 0 else st.just(ACTOR))
+    if swarm.rare_actors:  # half the time any actor, each as often as the others
+        return st.booleans().flatmap(
+            lambda b: st.sampled_from(_others(swarm) + _breakwater_actors()) if b else actors(evolve(swarm, rare_actors=False))
+        )
     if not swarm.rbac_denials:
         return st.just(ACTOR)
-    others = [None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)] + (
-        [Actor("svc", "viewer", "service")] if swarm.service_actors else []
-    )
+    others = _others(swarm)
     if swarm.option_refusals > 1:  # Breakwater's other roles, its other kinds and a kind it does not know (G3.1, G3.2), first
-        bw = [
-            Actor("bot", "viewer", "robot"),
-            Actor("ag", "builder", "agent"),
-            Actor("sys", "admin", "system"),
-            ACTOR,
-            Actor("rev", "reviewer", "human"),
-            Actor("svc", "builder", "service"),
-        ]
+        bw = _breakwater_actors()
         # the kinds Breakwater does not allow or know a third of the time, Breakwater's roles two thirds
         return st.one_of(st.sampled_from(bw[:3]), st.sampled_from(bw), st.sampled_from(bw + others))
     return st.one_of(st.just(ACTOR), st.sampled_from(others))
+
+
+def _others(swarm: Swarm) -> list:
+    return [None, Actor("bob", "admin"), Actor("svc", "operator", "service"), Actor("anon", "operator", None)] + (
+        [Actor("svc", "viewer", "service")] if swarm.service_actors else []
+    )
+
+
+def _breakwater_actors() -> list:
+    return [
+        Actor("bot", "viewer", "robot"),
+        Actor("ag", "builder", "agent"),
+        Actor("sys", "admin", "system"),
+        ACTOR,
+        Actor("rev", "reviewer", "human"),
+        Actor("svc", "builder", "service"),
+    ]
 
 
 @st.composite
@@ -79,7 +104,7 @@ def calls(draw, swarm: Swarm, fixture: Fixture, memory: bool, call_no: int = 0) 
         binding = MemoryBinding(THREAD, RESOURCE)
     fx = fixture if binding is not None and binding.thread == THREAD else Fixture(fixture.stored, fixture.pending, None)
     context = ()
-    if swarm.context and draw(st.booleans()):
+    if swarm.context and not swarm.reaching and draw(st.booleans()):  # Breakwater refuses the option (G1)
         context = (user("x1", draw(texts(swarm)), created_at=4),)
     return Call(
         loop=draw(st.sampled_from(swarm.loops)),
@@ -107,8 +132,13 @@ def scenarios(draw, swarm: Swarm | None = None) -> Scenario:
     sw = _swarm(draw, swarm)
     memory = sw.carrier or (sw.memory if sw.memory is not None else draw(st.booleans()))
     fx = draw(fixtures(sw))
-    agent = draw(agents(sw, fx, memory))
     threads = ThreadStore((Thread(THREAD, RESOURCE, fx.stored),)) if fx.stored else ThreadStore()
+    if sw.reaching:  # the call first, so that the processors edit messages the list holds
+        call = draw(calls(sw, fx, memory))
+        loaded = memory and call.memory is not None and call.memory.thread == THREAD
+        ids = [m.id for m in call.messages if isinstance(m, Message)] + ([m.id for m in fx.stored] if loaded else [])
+        return Scenario(draw(agents(sw, evolve(fx, present=tuple(dict.fromkeys(ids))), memory)), call, threads)
+    agent = draw(agents(sw, fx, memory))
     return Scenario(agent, draw(calls(sw, fx, memory)), threads)
 
 

@@ -99,9 +99,27 @@ class Swarm:
     option_refusals: int = (
         1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
     )
+    # calls that get past the early gates to the stages reading their shapes: the allowed actor,
+    # no titling memory, no malformed caller input (G1, G4), and every processor but the last
+    # one well-behaved (it returns the list, and writes no weird value), the last one mostly
+    # returning too; the shapes the swarm draws then meet the checks, mapping and policies
+    # that read them (``reaching`` in ``campaign_swarms``)
+    reaching: bool = False
+    # half the calls by an actor of any kind and role, each as often as the others (the
+    # campaigns' early-stopping share, whose calls draw every early stop)
+    rare_actors: bool = False
 
 
 DEFAULT = Swarm()
+
+
+def well_behaved(swarm: Swarm, steps_too: bool = True) -> Swarm:
+    """``swarm``'s processors that hand the list on: they return the list they received or an
+    array and, with ``steps_too``, replace no system message and write no weird value
+    (``Swarm.reaching``)."""
+    returns = (swarm.returns & {"same", "array"}) or frozenset({"same"})
+    tamed = evolve(swarm, endings=frozenset({"return"}), returns=returns)
+    return evolve(tamed, steps=swarm.steps - {"replace_system"}, weird_values=False, odd_system=False) if steps_too else tamed
 
 
 def _subset(kinds: frozenset) -> st.SearchStrategy[frozenset]:
@@ -137,6 +155,7 @@ def swarms(draw, base: Swarm = DEFAULT) -> Swarm:
         service_actors=base.service_actors,
         asset_urls=base.asset_urls,
         option_refusals=base.option_refusals,
+        reaching=base.reaching,
     )
 
 
@@ -332,16 +351,20 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
 
 
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``): one case in six
-    from ``ODD`` (as before; half of them with memory generating titles), one in three from the
-    swarms of Breakwater's shapes (``breakwater_swarms``), the rest mixed swarms."""
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in eighteenths:
+    the mixed swarms (nine), ``ODD`` (three; half of them with memory generating titles) and the
+    swarms of Breakwater's shapes (``breakwater_swarms``, six). Five cases in six are drawn
+    ``reaching``: the same shapes in calls that get past the early gates, so that most cases
+    reach the policies or the model and each shape meets the stage that reads it; the rest
+    draw every early stop (denied actors, titling memory, malformed input, failing processors)."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
     odd, bw = (
         st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]),
         breakwater_swarms(max_calls),
     )
-    # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches, so
-    # ``one_of(mixed, mixed, mixed, odd)`` had drawn ODD in one case in six, not one in four
-    # (the mixed swarms first: Hypothesis' simplest draws, a share of every short run, take them)
-    return st.sampled_from(range(12)).flatmap(lambda k: mixed if k < 6 else odd if k < 8 else bw)
+    reaching = [s.map(lambda sw: evolve(sw, reaching=True)) for s in (mixed, odd, bw)]
+    stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
+    shares = stopping + [reaching[0]] * 8 + [reaching[1]] * 2 + [reaching[2]] * 5
+    # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches
+    return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
