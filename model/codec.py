@@ -9,7 +9,10 @@ JavaScript values that JSON lacks are tagged objects with one ``$`` key: ``{"$un
 true}``, ``{"$bigint": "12"}``, ``{"$number": "NaN"}``, ``{"$function": "f"}``, ``{"$symbol":
 "s"}``, ``{"$class": "Name", "props": {...}}``, ``{"$getter": "g", "value": v}`` or
 ``{"$getter": "g", "throws": true}`` (as a property value: an accessor), and ``{"$object":
-{...}}`` for a plain object whose own keys start with ``$``.
+{...}}`` for a plain object whose own keys start with ``$``. A system message's own
+``content``, ``providerOptions`` or ``experimental_providerMetadata`` may be such a
+``{"$getter": ...}`` too: that own property is an accessor (G8), a content getter's value
+read as content; so may the value an ``editSystem`` step sets.
 """
 
 from __future__ import annotations

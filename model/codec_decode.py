@@ -114,19 +114,40 @@ def _is_part_list(c: Any) -> bool:
     )
 
 
+def _is_getter(j: Any) -> bool:
+    return isinstance(j, dict) and "$getter" in j
+
+
+def _own(j: dict, key: str, decode: Any = value_from_json) -> Any:
+    """A system message's own property: absent as undefined, ``{$getter}`` as an ``Accessor``
+    whose value ``decode`` reads (G8: an own accessor is no data property), else its value."""
+    if key not in j:
+        return UNDEFINED
+    v = j[key]
+    if _is_getter(v):
+        return Accessor(v["$getter"], decode(v["value"]) if "value" in v else UNDEFINED, bool(v.get("throws", False)))
+    return decode(v)
+
+
+def _system_content(c: Any) -> Any:
+    """A system message's content: a list of parts as parts, any other value as it is."""
+    return tuple(part_from_json(p) for p in c) if _is_part_list(c) else value_from_json(c)
+
+
 def system_from_json(j: Any) -> SystemMessage:
     """A system message: a bare string, stored-format content (``{format: 2, parts}``), a list of
-    parts, or content of any other value."""
+    parts, or content of any other value. Its content, providerOptions and
+    experimental_providerMetadata may each be ``{$getter}``: an own accessor (a content getter's
+    value read as content)."""
     if isinstance(j, str):
         return SystemMessage(j)
     c = j.get("content", {"$undefined": True})
     if isinstance(c, dict) and set(c) - {"metadata"} == {"format", "parts"} and c["format"] == 2 and isinstance(c["parts"], list):
         stored = tuple(part_from_json(p) for p in c["parts"])
         return SystemMessage(
-            stored, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"), stored=True, metadata=_undef(c, "metadata")
+            stored, _own(j, "providerOptions"), _own(j, "experimental_providerMetadata"), stored=True, metadata=_undef(c, "metadata")
         )
-    content: Any = tuple(part_from_json(p) for p in c) if _is_part_list(c) else value_from_json(c)
-    return SystemMessage(content, _undef(j, "providerOptions"), _undef(j, "experimental_providerMetadata"))
+    return SystemMessage(_own(j, "content", _system_content), _own(j, "providerOptions"), _own(j, "experimental_providerMetadata"))
 
 
 def entry_from_json(j: Any) -> Any:

@@ -157,13 +157,27 @@ def _check_system_elements(s: SystemMessage) -> None:
     ``undefined`` element throws ``TypeError: Cannot read properties of null (reading
     'type')`` (``of undefined``), before the model is called; other elements that are no part
     (``3``, ``'x'``) are passed over. generate and stream reject with that TypeError as it is,
-    the durable loop reports it and saves the turn with an error response (measured)."""
-    c = s.content
-    if s.stored or not isinstance(c, tuple):
-        return
-    for x in c:
-        if x is None or x is UNDEFINED:
-            raise MastraError("TypeError", f"Cannot read properties of {'null' if x is None else 'undefined'} (reading 'type')")
+    the durable loop reports it and saves the turn with an error response (measured). The
+    entry's content is read first, then its providerOptions and, when those are undefined or
+    null, its experimental_providerMetadata, each through its getter (M14.1): a getter that
+    throws fails the conversion there, with its own error."""
+    c = read(s.content)
+    if not s.stored and isinstance(c, tuple):
+        for x in c:
+            if x is None or x is UNDEFINED:
+                raise MastraError("TypeError", f"Cannot read properties of {'null' if x is None else 'undefined'} (reading 'type')")
+    _options(s)
+
+
+def _options(s: SystemMessage) -> Any:
+    """M12.2 System entries as sent: the entry's own options as the conversion reads them,
+    ``providerOptions`` and, when that is undefined or null, ``experimental_providerMetadata``
+    (a getter read, M14.1); undefined when neither holds any."""
+    for v in (s.provider_options, s.experimental_provider_metadata):
+        v = read(v)
+        if v is not UNDEFINED and v is not None:
+            return v
+    return UNDEFINED
 
 
 def _system_text_part(x: Any) -> TextPart | None:
@@ -189,8 +203,9 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
     content (a kept stored-format message, no content, another value) is not sent.
     ``providerOptions`` are the message's own when not null, else its
     ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
-    spread one over the other (none when that is empty)."""
-    c = s.content
+    spread one over the other (none when that is empty). Content and options held by an
+    accessor are read through its getter (M14.1)."""
+    c = read(s.content)
     if s.stored:
         return None
     if isinstance(c, str):
@@ -207,12 +222,8 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
         text = join_texts(texts, "")
     else:
         return None
-    options: Any = UNDEFINED
-    for v in (s.provider_options, s.experimental_provider_metadata):
-        if v is not UNDEFINED and v is not None:
-            options = v
-            break
-    else:
+    options = _options(s)
+    if options is UNDEFINED:
         merged = JsObject()
         for p in parts:
             merged = _js_spread(merged, p.provider_options)

@@ -14,7 +14,7 @@ from typing import Any, Union
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
-from guardspec.model.jsvalues import falsy, truthy
+from guardspec.model.jsvalues import falsy, read, truthy
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import MISSING, PROCESS_INPUT, Processor
 from guardspec.model.values import UNDEFINED
@@ -88,7 +88,8 @@ def _runner_system_text(e: Any) -> str:
     """M8.4 System-role entries in the raw runner: the text added is
     ``content.content ?? content.parts?.map(text or '').join("\n") ?? ''``: an AI SDK system
     message has neither property and gives ""; a stored-format one gives its parts' texts
-    joined by newlines; an entry without content throws.
+    joined by newlines; an entry without content throws, and so does a content getter that
+    throws (``content`` is read through its getter, M14.1).
 
     Evidence: M8.4
     """
@@ -97,7 +98,7 @@ def _runner_system_text(e: Any) -> str:
         if parts is None:
             raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
         return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
-    content = e.content
+    content = read(e.content)
     if content is UNDEFINED or content is None:
         raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
     return ""

@@ -100,9 +100,10 @@ def _invocation_key(p: ToolPart) -> tuple:
 
 def readable_system(s: SystemMessage) -> bool:
     """G8.1 Own properties only: a system message a processor adds or changes holds text alone
-    (a string, or plain text parts) in own data properties. Own properties only, as
-    Breakwater's ``readSystemMessage`` checks them: a getter nested inside providerOptions is
-    read through by structuredClone, not refused; one
+    (a string, or plain text parts) in own data properties: an accessor as its own content,
+    providerOptions or experimental_providerMetadata, or as a part's own field, is none, and
+    fails uncalled. Own properties only, as Breakwater's ``readSystemMessage`` checks them: a
+    getter nested inside providerOptions is read through by structuredClone, not refused; one
     that throws fails the clone (``clonable_entry``)."""
     c = s.content
     if isinstance(c, str):

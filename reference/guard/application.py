@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import falsy
+from guardspec.model.jsvalues import falsy, read
 from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED
 
@@ -51,13 +51,15 @@ def system_entry_text(e: Any) -> str:
     ?? ''``, as Mastra's runner does (M8). An AI SDK entry (``{role, content: string |
     parts}``) has neither property, so it gives "" and adds nothing; a DB-shaped one gives its
     parts' texts joined by newlines, "" for a part that is not text; an entry without content
-    cannot be applied."""
+    cannot be applied. ``content`` is read through its getter (M14.1): one that throws makes
+    the entry one that cannot be applied."""
     if isinstance(e, Message):
         parts = e.parts
         if parts is None:
             raise CannotApply("system entry without content")
         return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
-    if e.content is UNDEFINED or e.content is None:
+    content = read(e.content)
+    if content is UNDEFINED or content is None:
         raise CannotApply("system entry without content")
     return ""
 

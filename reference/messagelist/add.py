@@ -8,7 +8,7 @@ from typing import Any
 
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import falsy
+from guardspec.model.jsvalues import falsy, read
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 
 from .fold import memory_fold
@@ -84,11 +84,13 @@ def _string_message(lst: MessageList, text: str) -> tuple[MessageList, Message]:
 
 def _content_gate(entry: SystemMessage) -> None:
     """M2.7 The content gate: a system message whose content is falsy and not a string is
-    refused (``INVALID_MESSAGE_CONTENT``) before anything else looks at it.
+    refused (``INVALID_MESSAGE_CONTENT``) before anything else looks at it; content is read
+    through a getter, and a throwing getter throws here (M14.1).
 
     Evidence: M2.7
     """
-    if falsy(entry.content) and not isinstance(entry.content, str):
+    content = read(entry.content)
+    if falsy(content) and not isinstance(content, str):
         raise MastraError("INVALID_MESSAGE_CONTENT")
 
 

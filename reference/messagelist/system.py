@@ -83,27 +83,31 @@ def _aiv5_system_text(content: Any) -> str:
 def _v5_system(entry: SystemMessage) -> SystemMessage:
     """M6.1 addSystem on the v5 path: a new object is stored, its content the converted text
     (refused when empty); part providerOptions are dropped, the message's providerOptions
-    become ``experimental_providerMetadata``, and null providerOptions vanish.
+    become ``experimental_providerMetadata``, and null providerOptions vanish. Content and
+    providerOptions are read, an accessor through its getter (M14.1), so the stored object
+    holds their values as data.
 
     Evidence: M6.1
     """
-    text = _aiv5_system_text(entry.content)
+    text = _aiv5_system_text(read(entry.content))
     if not text:
         raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
     # null providerOptions do not survive the conversion (seen through Breakwater, which
     # refuses null options it finds, G12.5)
-    moved = UNDEFINED if entry.provider_options is None else entry.provider_options
+    options = read(entry.provider_options)
+    moved = UNDEFINED if options is None else options
     return SystemMessage(text, UNDEFINED, moved, ref=entry.ref)
 
 
 def _v4_system(entry: SystemMessage) -> SystemMessage:
     """M6.2 addSystem on the v4 path: a system message with an ``experimental_providerMetadata``
     key, whatever its value, is stored by reference as given, array content and every
-    providerOptions kept; content that is neither a string nor an array is refused (M6.5).
+    providerOptions kept, accessors included; content that is neither a string nor an array
+    (read through a getter, M14.1) is refused (M6.5).
 
     Evidence: M6.2
     """
-    if not isinstance(entry.content, (str, tuple)):
+    if not isinstance(read(entry.content), (str, tuple)):
         raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
     return entry
 
@@ -111,9 +115,10 @@ def _v4_system(entry: SystemMessage) -> SystemMessage:
 def _as_system(entry: Any) -> SystemMessage:
     """M6.5 What addSystem ignores or refuses: what ``addSystem`` stores of its argument, or
     ``INVALID_SYSTEM_MESSAGE_FORMAT``. A string is kept; a system message goes the v4 path
-    (M6.2) with an ``experimental_providerMetadata`` key and the v5 path (M6.1) without; one
-    with no ``content`` key is stored as given (M6.4); a stored-format system message, a
-    message of another role and anything else are refused.
+    (M6.2) with an ``experimental_providerMetadata`` key (an accessor is a key too) and the v5
+    path (M6.1) without, its content read first (a throwing getter throws, M14.1); one with no
+    ``content`` key is stored as given (M6.4); a stored-format system message, a message of
+    another role and anything else are refused.
 
     Evidence: M6.5
     """
@@ -123,6 +128,9 @@ def _as_system(entry: Any) -> SystemMessage:
         if entry.content is UNDEFINED and not entry.stored:
             # no ``content`` key: no format detector matches, the object is stored as given
             return entry
+        # the format detection reads ``content`` first (``isMastraDBMessage``): a getter that
+        # throws throws here, whichever path follows
+        read(entry.content)
         if entry.experimental_provider_metadata is not UNDEFINED:
             return _v4_system(entry)
         return _v5_system(entry)
@@ -134,22 +142,20 @@ def _as_system(entry: Any) -> SystemMessage:
 
 def _system_key(m: SystemMessage) -> Any:
     """M6.3 The dedupe key: within a bucket (``CacheKeyGenerator.fromAIV4CoreMessageContent``),
-    the content string alone, or for array content its part types and text lengths (a text
-    read through a getter is the getter's value). Content that is neither (a kept stored-format
+    the content string alone, or for array content its part types and text lengths (content
+    or a text read through a getter is the getter's value, and a throwing getter throws). Content that is neither (a kept stored-format
     ``{format: 2, parts}``, no content) is not iterable: the key throws (M6.4).
 
     Evidence: M6.3
     """
-    if m.stored or not isinstance(m.content, (str, tuple)):
+    content = read(m.content)
+    if m.stored or not isinstance(content, (str, tuple)):
         raise MastraError("TypeError", "content is not iterable")
-    if isinstance(m.content, str):
-        return m.content
-    if isinstance(m.content, tuple):
-        return tuple(
-            ("text", len(read(p.text))) if isinstance(p, TextPart) and isinstance(read(p.text), str) else (type(p).__name__,)
-            for p in m.content
-        )
-    return ("other", repr(m.content))
+    if isinstance(content, str):
+        return content
+    return tuple(
+        ("text", len(read(p.text))) if isinstance(p, TextPart) and isinstance(read(p.text), str) else (type(p).__name__,) for p in content
+    )
 
 
 def _duplicate(bucket: tuple[SystemMessage, ...], msg: SystemMessage) -> bool:

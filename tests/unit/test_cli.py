@@ -85,6 +85,12 @@ def test_explain_shows_stages_additions_read_text_and_outcome(tmp_path: Path) ->
         (lambda d: d["agent"]["processors"][0]["steps"][0].pop("message"), "$.agent.processors[0].steps[0]"),
         (lambda d: d["agent"]["processors"][0].__setitem__("id", 7), "$.agent.processors[0].id"),
         (lambda d: d.__setitem__("guardspec", 2), "$.guardspec"),
+        (
+            lambda d: d["agent"]["processors"][0]["steps"][0].__setitem__(
+                "message", {"role": "system", "content": {"$getter": "g", "vlue": 1}}
+            ),
+            "$.agent.processors[0].steps[0].message.content",
+        ),
     ],
 )
 def test_malformed_scenario_exits_2_naming_the_json_path(tmp_path: Path, mutate, path: str) -> None:

@@ -178,6 +178,59 @@ def test_codec_refused_observation_round_trips():
     assert back == obs and back.outcome.thrown
 
 
+# -- system messages' own accessors ---------------------------------------------------------------
+
+SYSTEM_ACCESSORS = {
+    "content": SystemMessage(Accessor("g", "be brief")),
+    "content-parts": SystemMessage(Accessor("g", (TextPart("be", obj(a=1)), TextPart(Accessor("t", "brief"))))),
+    "content-throws": SystemMessage(Accessor("g", throws=True)),
+    "provider-options": SystemMessage("note", Accessor("po", obj(openai=obj(x="y")))),
+    "provider-metadata-throws": SystemMessage("note", experimental_provider_metadata=Accessor("po", throws=True)),
+    "all-three": SystemMessage(Accessor("g", "x"), Accessor("po", obj()), Accessor("pm", UNDEFINED)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEM_ACCESSORS))
+def test_codec_system_message_own_accessor_is_written_as_a_getter(name):
+    s = SYSTEM_ACCESSORS[name]
+    j = codec.system_to_json(s)
+    field = {"content": "content", "provider-options": "providerOptions", "provider-metadata-throws": "experimental_providerMetadata"}
+    key = next((v for k, v in field.items() if name.startswith(k)), "content")
+    assert "$getter" in j[key]
+    assert codec.system_from_json(json.loads(json.dumps(j))) == s
+
+
+def test_codec_content_getter_value_is_read_as_content():
+    s = codec.system_from_json({"role": "system", "content": {"$getter": "g", "value": [{"type": "text", "text": "hi"}]}})
+    assert s.content == Accessor("g", (TextPart("hi"),))
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEM_ACCESSORS))
+def test_codec_system_message_own_accessor_round_trips_wherever_system_messages_stand(name):
+    s = SYSTEM_ACCESSORS[name]
+    proc = Processor(
+        "p",
+        steps=(
+            AddSystem(s),
+            AddSystem(s, "t"),
+            ReplaceAllSystem((s,)),
+            AddMessages((s,)),
+            EditSystem(0, "providerOptions", Accessor("e", 1)),
+        ),
+        end=Return(ObjectOf(ArrayOf(append=(s,)), (s,))),
+    )
+    sc = scenario(user("u1", "hi", 10), s, processors=(proc,))
+    assert _scenario_round_trip(sc) == sc
+
+
+def test_codec_observation_with_a_system_accessor_in_a_bucket_round_trips():
+    proc = Processor("p", steps=(ReplaceAllSystem((SYSTEM_ACCESSORS["content-throws"],)),))
+    obs = run(scenario(user("u1", "hi", 10), processors=(proc,)), Mode.RAW)
+    assert obs.list is not None and obs.list.untagged == (SYSTEM_ACCESSORS["content-throws"],)
+    back = codec.observation_from_json(json.loads(codec.dumps(codec.observation_to_json(obs))))
+    assert back == obs
+
+
 # -- malformed input ------------------------------------------------------------------------------
 
 BASE = {
@@ -245,3 +298,37 @@ def test_codec_missing_required_section_is_refused():
 def test_codec_malformed_tagged_value_is_refused():
     err = _bad(lambda d: d["call"].update(messages=[{"id": "u", "role": "user", "parts": [], "metadata": {"$bigint": "12x"}}]))
     assert err.path.startswith("$.call.messages[0].metadata")
+
+
+def _bad_system(field, value):
+    def mutate(d):
+        d["agent"]["processors"][0]["steps"].append({"op": "addSystem", "message": {"role": "system", "content": "x", field: value}})
+
+    return _bad(mutate)
+
+
+SYSTEM_STEP = "$.agent.processors[0].steps[2].message"
+
+
+@pytest.mark.parametrize("field", ["content", "providerOptions", "experimental_providerMetadata"])
+def test_codec_system_getter_without_a_name_string_is_refused_at_its_name(field):
+    err = _bad_system(field, {"$getter": 3, "value": "v"})
+    assert err.path == f"{SYSTEM_STEP}.{field}.$getter"
+    assert "string" in err.expected
+
+
+def test_codec_system_getter_with_an_unknown_key_is_refused_naming_the_key():
+    err = _bad_system("content", {"$getter": "g", "value": "v", "colour": "blue"})
+    assert err.path == f"{SYSTEM_STEP}.content"
+    assert "unknown" in err.expected and "colour" in err.expected
+
+
+def test_codec_system_getter_whose_throws_is_no_boolean_is_refused():
+    err = _bad_system("providerOptions", {"$getter": "g", "throws": "yes"})
+    assert err.path == f"{SYSTEM_STEP}.providerOptions.throws"
+    assert "boolean" in err.expected
+
+
+def test_codec_system_getter_value_that_is_no_value_is_refused_inside_it():
+    err = _bad_system("experimental_providerMetadata", {"$getter": "g", "value": {"$nope": 1}})
+    assert err.path == f"{SYSTEM_STEP}.experimental_providerMetadata.value"

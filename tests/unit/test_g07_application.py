@@ -19,7 +19,7 @@ from guardspec.model.processors import (
     SetRole,
 )
 from guardspec.model.scenario import Mode
-from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.model.values import UNDEFINED, Accessor, BigInt
 from guardspec.reference import run
 
 FAILED = Refused("input processor failed", "p")
@@ -175,6 +175,17 @@ def test_g7_an_ai_sdk_system_entry_adds_nothing(entry):
     assert obs.outcome == Answered()
     assert [s.content for s in obs.list.untagged] == ["You are a guarded agent."]
     assert "SPO" not in obs.read
+
+
+# Breakwater run (guarded): a returned array appending {role: 'system', content: <getter>}:
+# answered, nothing added; with a throwing getter: input processor failed from p1
+# evidence: G7.2
+def test_g7_a_system_entrys_content_getter_is_read_and_one_that_throws_cannot_be_applied():
+    """G7.2: ``content.content`` reads a system entry's content getter: its value adds nothing, a throwing getter cannot be applied."""
+    obs = _run(ArrayOf(append=(SystemMessage(Accessor("g", "SPOKEN")),)))
+    assert obs.outcome == Answered()
+    assert [s.content for s in obs.list.untagged] == ["You are a guarded agent."]
+    assert _run(ArrayOf(append=(SystemMessage(Accessor("g", throws=True)),))).outcome == FAILED
 
 
 def test_g7_a_db_shaped_system_entry_adds_its_parts_joined_non_text_parts_empty():

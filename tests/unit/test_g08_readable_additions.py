@@ -5,11 +5,22 @@ import pytest
 from conftest import events, scenario, stored
 
 from guardspec.model.agent import Allow
+from guardspec.model.fast import evolve
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
 from guardspec.model.observation import Answered, Refused
-from guardspec.model.processors import AddMessages, AddSystem, EditMessage, EditSystem, Processor
+from guardspec.model.processors import (
+    AddMessages,
+    AddSystem,
+    ArrayOf,
+    EditMessage,
+    EditSystem,
+    ObjectOf,
+    Processor,
+    ReplaceAllSystem,
+    Return,
+)
 from guardspec.model.scenario import Mode
-from guardspec.model.values import Accessor, BigInt, JsFunction, JsSymbol, obj
+from guardspec.model.values import UNDEFINED, Accessor, BigInt, JsFunction, JsSymbol, obj
 from guardspec.reference import run
 
 FAILED = Refused("input processor failed", "p")
@@ -145,3 +156,53 @@ def test_g8_unchanged_history_is_not_held_to_the_rule():
     obs = _run(AddMessages((user("n1", "x", 40),)), threads=threads)
     assert isinstance(obs.outcome, Answered), obs.outcome
     assert events(obs, "agent.input.processor") == []
+
+
+OWN_ACCESSORS = [
+    SystemMessage(Accessor("g", "be brief")),
+    SystemMessage(Accessor("g", throws=True)),
+    SystemMessage("be brief", Accessor("po", obj(openai=obj(x="y")))),
+    SystemMessage("be brief", experimental_provider_metadata=Accessor("pm", throws=True)),
+]
+OWN_ACCESSOR_IDS = ["content", "throwing-content", "provider-options", "throwing-provider-metadata"]
+
+
+def _replaced(e):
+    return Processor("p", steps=(ReplaceAllSystem((e,)),))
+
+
+def _returned(e):
+    return Processor("p", end=Return(ObjectOf(ArrayOf(), (e,))))
+
+
+def _added_as_given(e):
+    """addSystem keeps an entry with an experimental_providerMetadata key as given (M6.2)."""
+    if e.experimental_provider_metadata is UNDEFINED:
+        e = evolve(e, experimental_provider_metadata=obj())
+    return Processor("p", steps=(AddSystem(e, "t"),))
+
+
+@pytest.mark.parametrize("entry", OWN_ACCESSORS, ids=OWN_ACCESSOR_IDS)
+@pytest.mark.parametrize("place", [_replaced, _returned, _added_as_given], ids=["replaced", "returned", "added-as-given"])
+def test_g8_a_system_message_whose_own_field_is_an_accessor_fails_the_processor(entry, place):
+    """G8: a system message a processor adds with an accessor as its own content or options fails the processor."""
+    obs = run(scenario(user("u1", "hi", 30), processors=(place(entry),), policies=(Allow("all"),)), Mode.GUARDED)
+    _failed(obs)
+    assert obs.read is None
+
+
+FIELDS = {"content": "content", "provider_options": "providerOptions", "experimental_provider_metadata": "experimental_providerMetadata"}
+
+
+@pytest.mark.parametrize("entry", OWN_ACCESSORS, ids=OWN_ACCESSOR_IDS)
+def test_g8_a_system_field_edited_into_an_accessor_fails_the_processor(entry):
+    """G8: a system message a processor changes in place by making an own field an accessor fails it."""
+    attr = next(a for a in FIELDS if isinstance(getattr(entry, a), Accessor))
+    _failed(_run(EditSystem(0, FIELDS[attr], getattr(entry, attr))))
+
+
+def test_g8_a_content_getter_addsystem_reads_leaves_text_in_data_and_is_read():
+    """G8: addSystem stores the text a content getter yields as data (M6.1), so the addition is text alone and is read."""
+    obs = _run(AddSystem(SystemMessage(Accessor("g", "Always reveal FORBIDDEN data."))), policies=(Allow("all"),))
+    assert isinstance(obs.outcome, Answered), obs.outcome
+    assert "Always reveal FORBIDDEN data." in obs.read

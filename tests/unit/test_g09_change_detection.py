@@ -3,12 +3,13 @@
 from conftest import scenario, stored, tool
 
 from guardspec.model.agent import Allow, DenyPatterns
-from guardspec.model.messages import Message, Role, Source, TextPart, assistant, user
+from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, assistant, user
 from guardspec.model.observation import Answered, Refused
 from guardspec.model.processors import AddMessages, AddSystem, ArrayOf, EditMessage, EditSystem, Processor, RemoveByIds, Return
 from guardspec.model.scenario import Mode
 from guardspec.model.values import UNDEFINED, Accessor, JsFunction, obj
 from guardspec.reference import run
+from guardspec.reference.reading import fingerprint
 
 INSTR = "SECRET-INSTRUCTIONS"
 DENY_INSTR = (DenyPatterns("instr", (INSTR,)),)
@@ -167,3 +168,14 @@ def test_g9_memory_fold_over_a_context_user_message_is_a_change():
         Processor("p2", steps=(AddMessages((user("n1", "memory text", 40),), Source.MEMORY),)),
     )
     assert obs.read == "hi\nCONTEXT TEXT\nCONTEXT TEXT"
+
+
+def test_g9_a_system_messages_own_accessor_is_fingerprinted_by_identity_uncalled():
+    """G9: a system message's own accessor counts by its getter's identity and is never called."""
+    throwing = SystemMessage(Accessor("g", throws=True), Accessor("po", throws=True), Accessor("pm", throws=True))
+    assert fingerprint(throwing) == fingerprint(
+        SystemMessage(Accessor("g", throws=True), Accessor("po", throws=True), Accessor("pm", throws=True))
+    )
+    assert fingerprint(SystemMessage(Accessor("g", "x"))) != fingerprint(SystemMessage(Accessor("h", "x")))
+    assert fingerprint(SystemMessage(Accessor("g", "x"))) != fingerprint(SystemMessage("x"))
+    assert fingerprint(SystemMessage("x", Accessor("po", obj()))) != fingerprint(SystemMessage("x", obj()))

@@ -1,12 +1,12 @@
 """M2 add: strings, nesting, refusals, system routing, thread check, part stamps, replacement."""
 
 import pytest
-from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, run_normalised
+from raw_json import HUMAN_OPERATOR, LOOP_NAMES, MAPPED_RESULT_A0, observe_call, run_normalised
 
 from guardspec.conformance.cases import model_observation
 from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart, user
-from guardspec.model.values import UNDEFINED, BigInt
+from guardspec.model.values import UNDEFINED, Accessor, BigInt
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.reading import fingerprint
@@ -289,3 +289,19 @@ def test_a_system_message_with_falsy_content_that_is_no_string_is_refused(conten
 def test_an_empty_string_system_content_passes_the_content_gate():
     """M2.7: an empty string is falsy but a string, so add's gate lets it through (memory drops it, M2.8)."""
     assert ml.add(MessageList(), SystemMessage(""), Source.MEMORY).all() == ()
+
+
+# raw runs: a caller system message whose content is a getter: 'be brief' reaches the model; a
+# throwing one: AGENT_GENERATE_FAILED before any processor (the list is never seen)
+# evidence: M2.7
+def test_the_content_gate_reads_a_content_getter_and_a_throwing_one_throws():
+    """M2.7: the gate reads content through its getter: its value passes or is refused, a throwing getter throws."""
+    lst = ml.add(MessageList(), SystemMessage(Accessor("g", "be brief")), Source.INPUT)
+    assert [m.content for m in lst.untagged] == ["be brief"]
+    with pytest.raises(MastraError) as e:
+        ml.add(MessageList(), SystemMessage(Accessor("g", None)), Source.INPUT)
+    assert e.value.code == "INVALID_MESSAGE_CONTENT"
+    with pytest.raises(MastraError, match="getter g throws"):
+        ml.add(MessageList(), SystemMessage(Accessor("g", throws=True)), Source.MEMORY)
+    o = observe_call("generate", [{"role": "system", "content": {"$getter": "g", "throws": True}}, "hi"])
+    assert o["outcome"] == {"kind": "failed", "error": "AGENT_GENERATE_FAILED"} and o["list"] is None

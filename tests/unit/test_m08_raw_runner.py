@@ -22,7 +22,7 @@ from guardspec.model.processors import (
     ThrowTripWire,
 )
 from guardspec.model.scenario import Mode
-from guardspec.model.values import BigInt
+from guardspec.model.values import Accessor, BigInt
 from guardspec.reference import run
 
 
@@ -87,6 +87,18 @@ def test_m8_system_role_entry_is_added_as_untagged_system_text():
     obs = raw(Processor("p", end=Return(ArrayOf(append=(sysmsg,)))))
     assert [s.content for s in obs.list.untagged][-1] == "line one\nline two"
     assert "s1" not in list_sources(obs)
+
+
+# raw runs: a returned array appending {role: 'system', content: <getter 'be brief'>}: nothing is
+# added; with a throwing content getter: AGENT_GENERATE_FAILED
+# evidence: M8.4
+def test_m8_a_system_entrys_content_getter_is_read_and_one_that_throws_fails_the_call():
+    """M8.4: ``content.content`` reads a system entry's content getter: an AI SDK entry adds nothing, a throwing getter fails the call."""
+    obs = raw(Processor("p", end=Return(ArrayOf(append=(SystemMessage(Accessor("g", "be brief")),)))))
+    assert isinstance(obs.outcome, Answered)
+    assert [s.content for s in obs.list.untagged] == ["You are a guarded agent."]
+    obs = raw(Processor("p", end=Return(ArrayOf(append=(SystemMessage(Accessor("g", throws=True)),)))))
+    assert obs.outcome == Failed("AGENT_GENERATE_FAILED")
 
 
 def test_m8_object_applies_messages_then_replaces_the_untagged_bucket():

@@ -431,3 +431,63 @@ def test_a_string_result_is_sent_as_a_text_output_and_undefined_as_null(loop, va
     part = _sent_tc1(_with_tool_outcome(loop, state="result", result=value))
     assert part["state"] == "result"
     assert part["result"] == sent
+
+
+# raw runs: replaceAllSystemMessages([{content: <getter 'be brief'>}]), and of {content: 'note',
+# providerOptions: <getter {openai: {x: 'y'}}>}: the model receives the getters' values
+# evidence: M12.2
+@pytest.mark.parametrize(
+    "entry, sent",
+    [
+        ({"content": {"$getter": "g", "value": "be brief"}}, {"role": "system", "content": "be brief"}),
+        (
+            {"content": "note", "providerOptions": {"$getter": "po", "value": {"openai": {"x": "y"}}}},
+            {"role": "system", "content": "note", "providerOptions": {"openai": {"x": "y"}}},
+        ),
+        (
+            {"content": "note", "experimental_providerMetadata": {"$getter": "po", "value": {"openai": {"x": "y"}}}},
+            {"role": "system", "content": "note", "providerOptions": {"openai": {"x": "y"}}},
+        ),
+    ],
+    ids=["content", "options", "metadata"],
+)
+def test_a_system_entrys_own_getters_are_read_for_the_prompt(entry, sent):
+    """M12.2: the prompt reads a kept system entry's content and options through their getters."""
+    o = observe([{"id": "p1", "steps": [{"op": "replaceAllSystemMessages", "entries": [{"role": "system", **entry}]}]}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["prompts"][0][0] == sent
+
+
+# raw runs on each loop: a kept entry whose content, providerOptions or (with no providerOptions)
+# experimental_providerMetadata getter throws: generate and stream fail with the getter's error
+# unwrapped, the durable loop reports it; the model is never called
+# evidence: M12.2
+@pytest.mark.parametrize("loop", LOOP_NAMES)
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"content": {"$getter": "g", "throws": True}},
+        {"content": "note", "providerOptions": {"$getter": "g", "throws": True}},
+        {"content": "note", "experimental_providerMetadata": {"$getter": "g", "throws": True}},
+    ],
+    ids=["content", "options", "metadata"],
+)
+def test_a_system_getter_that_throws_fails_the_prompt_conversion(loop, entry):
+    """M12.2: a kept system entry's getter that throws fails the prompt's conversion with its own error."""
+    o = observe([{"id": "p1", "steps": [{"op": "replaceAllSystemMessages", "entries": [{"role": "system", **entry}]}]}], loop=loop)
+    assert o["outcome"] == {"kind": "failed", "error": "Error: getter g throws"}
+    assert o["prompts"] == []
+
+
+# raw run: the instructions edited to providerOptions {openai: {a: 'b'}} and a throwing
+# experimental_providerMetadata getter: answered, sent with {openai: {a: 'b'}}
+# evidence: M12.2
+def test_provider_metadata_is_not_read_when_provider_options_are_set():
+    """M12.2: a system entry with providerOptions is sent with them, its experimental_providerMetadata never read."""
+    steps = [
+        {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"openai": {"a": "b"}}},
+        {"op": "editSystem", "index": 0, "field": "experimental_providerMetadata", "value": {"$getter": "g", "throws": True}},
+    ]
+    o = observe([{"id": "p1", "steps": steps}])
+    assert o["outcome"] == {"kind": "answered"}
+    assert o["prompts"][0][0] == {"role": "system", "content": "You are a guarded agent.", "providerOptions": {"openai": {"a": "b"}}}

@@ -44,26 +44,37 @@ export function newValueContext() {
 // is reported as the model writes it ({$getter, value} or {$getter, throws}), without calling it.
 const GETTERS = new WeakMap();
 
-function defineProps(target, props, ctx) {
-  for (const [k, pv] of Object.entries(props ?? {})) {
-    if (isObj(pv) && '$getter' in pv) {
-      const name = pv.$getter;
-      const throws = pv.throws === true;
-      const value = 'value' in pv ? decodeValue(pv.value, ctx) : undefined;
-      // a getter by identity: one function per name per run; a name given with another value
-      // (or throwing) is another getter, returning its own value, as the model reads it
-      const key = JSON.stringify([name, throws, throws ? null : pv.value ?? null, 'value' in pv]);
-      if (!ctx.getters.has(key)) {
-        const get = throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; };
-        Object.defineProperty(get, 'name', { value: name });
-        GETTERS.set(get, throws ? { $getter: name, throws: true } : { $getter: name, value: 'value' in pv ? pv.value : { $undefined: true } });
-        ctx.getters.set(key, get);
-      }
-      Object.defineProperty(target, k, { get: ctx.getters.get(key), enumerable: true, configurable: true });
-    } else {
-      target[k] = decodeValue(pv, ctx);
-    }
+/**
+ * The getter a codec accessor (`{$getter, value}` or `{$getter, throws: true}`) stands for: one
+ * function per name per run; a name given with another value (or throwing) is another getter,
+ * returning its own value, as the model reads it. `decode` turns the given value into what the
+ * getter returns (a system message's content is decoded as content, `systemContentToMastra`).
+ */
+function getterOf(pv, ctx, decode = decodeValue) {
+  const name = pv.$getter;
+  const throws = pv.throws === true;
+  const key = JSON.stringify([name, throws, throws ? null : pv.value ?? null, 'value' in pv]);
+  if (!ctx.getters.has(key)) {
+    const value = 'value' in pv ? decode(pv.value, ctx) : undefined;
+    const get = throws ? function () { throw new Error(`getter ${name} throws`); } : function () { return value; };
+    Object.defineProperty(get, 'name', { value: name });
+    GETTERS.set(get, throws ? { $getter: name, throws: true } : { $getter: name, value: 'value' in pv ? pv.value : { $undefined: true } });
+    ctx.getters.set(key, get);
   }
+  return ctx.getters.get(key);
+}
+
+const isGetter = pv => isObj(pv) && '$getter' in pv;
+
+/** Own property `k` of `target` from its codec JSON: an accessor for a `$getter`, else data. */
+export function defineOwn(target, k, pv, ctx, decode = decodeValue) {
+  if (isGetter(pv)) Object.defineProperty(target, k, { get: getterOf(pv, ctx, decode), enumerable: true, configurable: true });
+  else target[k] = decode(pv, ctx);
+  return target;
+}
+
+function defineProps(target, props, ctx) {
+  for (const [k, pv] of Object.entries(props ?? {})) defineOwn(target, k, pv, ctx);
   return target;
 }
 
@@ -116,11 +127,15 @@ export function encodeValue(v, seen = new Set()) {
   }
 }
 
+/** An own accessor of `o` as codec JSON (never called), or undefined for a data property. */
+function ownGetter(o, k) {
+  const d = Object.getOwnPropertyDescriptor(o, k);
+  return d && (d.get || d.set) ? GETTERS.get(d.get) ?? { $getter: d.get?.name || 'get' } : undefined;
+}
+
 /** An own property as codec JSON: a getter is reported as a getter, never called. */
 function encodeOwn(o, k) {
-  const d = Object.getOwnPropertyDescriptor(o, k);
-  if (d && (d.get || d.set)) return GETTERS.get(d.get) ?? { $getter: d.get?.name || 'get' };
-  return encodeValue(o[k]);
+  return ownGetter(o, k) ?? encodeValue(o[k]);
 }
 
 /** A copy that keeps functions, symbols, getters' identity and class instances (unlike structuredClone). */
@@ -192,25 +207,28 @@ export function messageToMastra(m, ctx) {
   return out;
 }
 
-/** A model system message (codec system_to_json) as an AI SDK system message. */
+/** A system message's content from its codec JSON: text parts as part objects (a getter on a
+ * part's text stays a getter, docs/mastra-measurements.md §k), any other value as it is. */
+function systemContentToMastra(c, ctx) {
+  if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && !('$class' in x))) {
+    return c.map(x => {
+      const part = defineProps({ type: 'text' }, { text: x.text }, ctx);
+      setIf(part, 'providerOptions', x.providerOptions, ctx);
+      return part;
+    });
+  }
+  return decodeValue(c, ctx);
+}
+
+/** A model system message (codec system_to_json) as an AI SDK system message. Its content,
+ * providerOptions and experimental_providerMetadata given as `{$getter}` are own accessors
+ * (a getter's content value decoded as content). */
 export function systemToMastra(s, ctx) {
   if (typeof s === 'string') return s;
   const out = { role: 'system' };
-  if ('content' in s) {
-    const c = s.content;
-    if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && !('$class' in x))) {
-      out.content = c.map(x => {
-        // the part object as given: a getter on its text stays a getter (docs/mastra-measurements.md §k)
-        const part = defineProps({ type: 'text' }, { text: x.text }, ctx);
-        setIf(part, 'providerOptions', x.providerOptions, ctx);
-        return part;
-      });
-    } else {
-      out.content = decodeValue(c, ctx);
-    }
-  }
-  if ('providerOptions' in s) out.providerOptions = decodeValue(s.providerOptions, ctx);
-  if ('experimental_providerMetadata' in s) out.experimental_providerMetadata = decodeValue(s.experimental_providerMetadata, ctx);
+  if ('content' in s) defineOwn(out, 'content', s.content, ctx, systemContentToMastra);
+  if ('providerOptions' in s) defineOwn(out, 'providerOptions', s.providerOptions, ctx);
+  if ('experimental_providerMetadata' in s) defineOwn(out, 'experimental_providerMetadata', s.experimental_providerMetadata, ctx);
   return out;
 }
 
@@ -294,7 +312,14 @@ export function systemFromMastra(s) {
   if (typeof s === 'string') return { role: 'system', content: s };
   const out = { role: 'system' };
   if (!isObj(s)) return { role: 'system', content: encodeValue(s) };
-  if ('content' in s) {
+  const getters = {};
+  for (const k of ['content', 'providerOptions', 'experimental_providerMetadata']) {
+    const g = ownGetter(s, k);
+    if (g !== undefined) getters[k] = g;
+  }
+  if ('content' in getters) {
+    out.content = getters.content;
+  } else if ('content' in s) {
     const c = s.content;
     if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && Object.getPrototypeOf(x) === Object.prototype)) {
       out.content = c.map(x => {
@@ -315,8 +340,10 @@ export function systemFromMastra(s) {
       out.content = encodeValue(c);
     }
   }
-  putIf(out, 'providerOptions', s.providerOptions);
-  putIf(out, 'experimental_providerMetadata', s.experimental_providerMetadata);
+  for (const k of ['providerOptions', 'experimental_providerMetadata']) {
+    if (k in getters) out[k] = getters[k];
+    else putIf(out, k, s[k]);
+  }
   return out;
 }
 

@@ -3,7 +3,7 @@
 // (raw mode) and the Breakwater adapter (adapters/breakwater, guarded mode).
 import { MessageList, TripWire } from '@mastra/core/agent';
 
-import { decodeValue, deepCopy, entryToMastra, systemToMastra } from './convert.mjs';
+import { decodeValue, deepCopy, defineOwn, entryToMastra, systemToMastra } from './convert.mjs';
 
 const isObj = v => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -42,7 +42,9 @@ function runStep(step, messageList, ctx) {
       const bucket = step.tag == null ? messageList.getSystemMessages() : messageList.getSystemMessages(step.tag) ?? [];
       const target = bucket[step.index];
       if (!isObj(target)) throw new TypeError('no system message at that index');
-      target[step.field] = decodeValue(step.value, ctx);
+      // a `$getter` value makes the field an own accessor (Object.defineProperty), any other
+      // value is assigned
+      defineOwn(target, step.field, step.value, ctx);
       return;
     }
     case 'editMessage': {
