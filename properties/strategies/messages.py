@@ -123,7 +123,7 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
     kind = draw(st.integers(0, 9 if swarm.weird_values else 6))
     if swarm.weird_values and (draw(st.booleans()) or swarm.odd_system):
-        kind = draw(st.sampled_from([7, 8, 9]))
+        kind = draw(st.sampled_from([7, 8, 9, 10, 11]))
     text = draw(texts(swarm))
     if kind <= 3:
         content: Any = text
@@ -138,8 +138,12 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
         content = UNDEFINED
     elif kind == 8:  # content neither a string nor parts: what a processor may put there (M6)
         content = draw(st.sampled_from([3, obj(note="note-8")]))
-    else:
+    elif kind == 9:
         content = (JsObject((("type", "text"), ("text", Accessor("get-t", text))), None),)
+    else:  # the message's own content (10) or provider options (11) an accessor (G8)
+        content = Accessor("get-c", text, draw(st.integers(0, 3)) == 0) if kind == 10 else text
+    if kind == 11:
+        return SystemMessage(content, Accessor("get-o", obj(note=draw(notes))))
     if swarm.breakwater_shapes:
         opts = draw(st.one_of(st.just(UNDEFINED), provider_options(swarm)))
     else:

@@ -36,6 +36,8 @@ SYSTEM_SHAPES = (
     "content: string",  # the AI SDK system message
     "content: text parts",  # M6/G10: content as a list of text parts
     "content: other value",  # M6: whatever else a processor may put there
+    "content: a getter",  # G8: the message's own content an accessor
+    "options: a getter",  # G8: its own providerOptions or experimental_providerMetadata an accessor
     "stored message with parts",  # M8: a DB-shaped message with role system
     "stored message without content",  # M2/M8: role system, neither content nor parts
     "undefined",  # M8.6, G7.5: undefined among a returned systemMessages
@@ -143,7 +145,11 @@ def _system_shape(e: Any) -> str | None:
         return None
     if "parts" in e:
         return "stored message with parts" if isinstance(e["parts"], list) else "stored message without content"
+    if any(isinstance(e.get(k), dict) and "$getter" in e[k] for k in ("providerOptions", "experimental_providerMetadata")):
+        return "options: a getter"
     c = e.get("content")
+    if isinstance(c, dict) and "$getter" in c:
+        return "content: a getter"
     if isinstance(c, str):
         return "content: string"
     if isinstance(c, list):
