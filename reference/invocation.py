@@ -138,10 +138,16 @@ class LiveSystem:
     (``getSystemMessages()``), so what was added to the bucket shows in it."""
 
 
+_JS_FIELD = {"content": "content", "provider_options": "providerOptions", "experimental_provider_metadata": "experimental_providerMetadata"}
+
+
 def _edited_system(old: SystemMessage, field: str, value: Any) -> SystemMessage:
     """M6.7 Editing a kept stored-format entry: setting one field of a system entry in place;
     new content on a kept ``{format: 2, parts}`` entry replaces that content and the metadata
-    that lived in it, so the entry is an ordinary system message with the new content."""
+    that lived in it, so the entry is an ordinary system message with the new content.
+    M14.1: a field that is an accessor cannot be assigned (TypeError); a new accessor replaces it."""
+    if isinstance(getattr(old, field), Accessor) and not isinstance(value, Accessor):
+        raise MastraError("TypeError", f"Cannot set property {_JS_FIELD[field]} of #<Object> which has only a getter")
     new = evolve(old, **{field: value})
     if field == "content" and old.stored:
         new = evolve(new, stored=False, metadata=UNDEFINED)

@@ -162,7 +162,10 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
     if not isinstance(value.messages, tuple) or not isinstance(value.system_messages, tuple):
         raise CannotApply("an object without array messages and array systemMessages")
     lst = _replace_untagged(lst, value.system_messages)
-    return apply_messages(lst, value.messages, received, before)
+    try:
+        return apply_messages(lst, value.messages, received, before)
+    except CannotApply as err:  # not atomic: the bucket stays replaced
+        raise CannotApply(str(err), lst if err.partial is None else err.partial) from err
 
 
 def policy_engine_output_return(lst: MessageList) -> MessageList:

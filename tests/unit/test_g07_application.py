@@ -249,3 +249,12 @@ def test_g7_application_is_not_atomic_what_came_before_a_failing_entry_stays():
     assert obs.outcome == FAILED
     assert "ADDED" in [s.content for s in obs.list.untagged]  # system messages survive the removal (G13)
     assert "h1" not in list_sources(obs)
+
+
+def test_g7_an_objects_replaced_system_bucket_stays_when_its_messages_cannot_be_applied():
+    """G7, G7.5: the bucket is replaced before the messages are applied, and the failure does
+    not undo it (a null entry among the messages fails the processor; Breakwater measured)."""
+    value = ObjectOf(messages=ArrayOf(append=(None,)), system_messages=(SystemMessage("REPLACED"), SystemMessage("TWICE")))
+    obs = _run(value)
+    assert obs.outcome == FAILED
+    assert [s.content for s in obs.list.untagged] == ["REPLACED", "TWICE"]

@@ -120,3 +120,21 @@ def test_a_content_getter_returning_parts_is_stored_joined_on_the_v5_path():
     """M6.1: a content getter's text parts are joined by newlines as array content is."""
     lst = ml.add_system(MessageList(), SystemMessage(Accessor("g", (TextPart("a"), TextPart("b")))))
     assert [m.content for m in lst.untagged] == ["a\nb"]
+
+
+# raw runs: replaceAllSystemMessages([{role: 'system', content: 'be brief', providerOptions:
+# <getter>}]) then `bucket[0].providerOptions = {note: 'y'}` in the same step: generate fails
+# (AGENT_GENERATE_FAILED: the processor threw, M9), durable goes on (M10); a new accessor
+# defined over the content getter is no error
+# evidence: M14.1
+@pytest.mark.parametrize("loop, kind", [("generate", "failed"), ("durable", "answered")])
+def test_assigning_to_an_own_accessor_throws_and_defining_a_new_one_does_not(loop, kind):
+    """M14.1: an accessor has no setter; assigning to it throws a TypeError, defining another
+    accessor in its place replaces it."""
+    kept = {"op": "replaceAllSystemMessages", "entries": [{"role": "system", "content": "be brief", "providerOptions": OPTIONS}]}
+    assign = {"op": "editSystem", "index": 0, "field": "providerOptions", "value": {"note": "y"}}
+    o = observe([{"id": "p1", "steps": [kept, assign]}], loop)
+    assert o["outcome"]["kind"] == kind
+    redefine = {"op": "editSystem", "index": 0, "field": "content", "value": {"$getter": "g2", "value": "other"}}
+    kept_content = {"op": "replaceAllSystemMessages", "entries": [{"role": "system", "content": GETTER}]}
+    assert observe([{"id": "p1", "steps": [kept_content, redefine]}], loop)["outcome"]["kind"] == "answered"
