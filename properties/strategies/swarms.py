@@ -368,3 +368,72 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     shares = stopping + [reaching[0]] * 8 + [reaching[1]] * 2 + [reaching[2]] * 5
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches
     return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
+
+
+# -- a campaign aimed at one clause (``guardspec diff --focus``) ------------------------------------
+
+RETURNS = Swarm(endings=frozenset({"return"}), return_weight=1, min_processors=1)
+"""Processors that return, every kind of value (S2, G7)."""
+
+ENDINGS = Swarm(endings=END_KINDS - {"return"}, min_processors=1)
+"""Processors that abort, trip, throw or abort and throw (S4, G6)."""
+
+_FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
+    # clause -> (the swarms its calls are drawn from, whether they are drawn ``reaching``)
+    "S1": ((TAME, RETURNS, ASSETS), True),
+    "S2": ((RETURNS, MOVES, TAME), True),
+    "S3": ((CARRIER, evolve(CARRIER, carrier_history_result=True), MOVES), True),
+    "S4": ((ENDINGS, TAME), True),
+    "S5": ((SYSTEM, evolve(SYSTEM, breakwater_shapes=True, option_refusals=4), MOVES, REREAD, CALLER), True),
+    "S6": ((evolve(CARRIER, carrier_history_result=True), REREAD), True),
+    # every processor may write a weird system message, so not drawn reaching (which tames all but the last)
+    "S7": (
+        (evolve(SYSTEM, weird_values=True, odd_system=True), evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True)),
+        False,
+    ),
+    "S8": ((REMOVAL, evolve(REMOVAL, rbac_denials=True), ENDINGS), False),
+    "S9": ((REMOVAL, evolve(REMOVAL, rbac_denials=True)), False),
+    "G0": ((ODD, evolve(TAME, titles=True)), False),
+    "G1": ((ODD, CALLER), False),
+    "G2": ((CALLER, ASSETS, TAME), False),
+    "G3": ((CALLER, evolve(BREAKWATER, option_refusals=4)), False),
+    "G4": ((CARRIER, ODD), False),
+    "G15": ((ENDINGS, TAME, CALLER), False),
+    "G16": ((ASSETS, evolve(ASSETS, breakwater_shapes=True, option_refusals=4, foreign_data_uris=True)), True),
+}
+# the guard clauses that refine a seed sentence draw what it draws
+for _g, _s in (
+    ("G5", "S1"),
+    ("G6", "S4"),
+    ("G7", "S2"),
+    ("G8", "S7"),
+    ("G9", "S5"),
+    ("G10", "S5"),
+    ("G11", "S6"),
+    ("G12", "S5"),
+    ("G13", "S8"),
+    ("G14", "S9"),
+):
+    _FOCUS[_g] = _FOCUS[_s]
+
+FOCUS_CLAUSES = tuple(sorted(_FOCUS, key=lambda c: (c[0] != "S", int(c[1:]))))
+"""The clauses ``focused_swarms`` aims at: the seed's sentences and the guard's clauses."""
+
+
+def focus_clause(clause: str) -> str:
+    """The clause of ``FOCUS_CLAUSES`` a focus names: ``G8.1`` aims at ``G8``. ``ValueError``
+    for a clause no swarm is aimed at."""
+    top = clause.strip().upper().split(".")[0]
+    if top not in _FOCUS:
+        raise ValueError(f"no campaign is aimed at {clause!r}; one of {', '.join(FOCUS_CLAUSES)} (a sub-clause aims at its clause)")
+    return top
+
+
+def focused_swarms(clause: str, max_calls: int = 1) -> st.SearchStrategy[Swarm]:
+    """A campaign weighted towards ``clause``: half its cases from the swarms aimed at it (as they
+    stand, so that their features stay together), half the campaign's own mix
+    (``campaign_swarms``), so that the rest of the contract is still exercised."""
+    bases, reaching = _FOCUS[focus_clause(clause)]
+    aimed = [st.just(evolve(b, max_calls=max_calls, reaching=reaching)) for b in bases]
+    shares = [campaign_swarms(max_calls)] * len(aimed) + aimed
+    return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])

@@ -154,6 +154,13 @@ def serve_cmd(mutant: str | None, list_mutants: bool) -> None:
     metavar="ADDRESS",
     help="A Dask scheduler (e.g. tcp://10.0.0.5:8786): the cases run on its workers, one --impl process per worker thread (not --jobs).",
 )
+@click.option(
+    "--focus",
+    default=None,
+    metavar="CLAUSE",
+    help="Weight the campaign towards one clause (S1-S9, G0-G16; G8.1 aims at G8): half its cases "
+    "from the swarms aimed at it, half the default mix.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_with_compare
 def diff_cmd(
@@ -169,6 +176,7 @@ def diff_cmd(
     shrink_seconds: float,
     shard_text: str | None,
     cluster: str | None,
+    focus: str | None,
     as_json: bool,
     compare: tuple,
     normalise: str | None,
@@ -190,6 +198,13 @@ def diff_cmd(
             _bad(str(e))
     if cluster is not None and not cluster.strip():
         _bad("--cluster: a Dask scheduler's address (e.g. tcp://127.0.0.1:8786)")
+    if focus is not None:
+        from guardspec.properties.strategies import focus_clause
+
+        try:
+            focus = focus_clause(focus)
+        except ValueError as e:
+            _bad(f"--focus: {e}")
     user = _user_comparison(compare, normalise, compare_file)
     try:
         hello = implementation_hello(impl)
@@ -214,6 +229,7 @@ def diff_cmd(
         shrink_seconds=shrink_seconds,
         shard=shard,
         cluster=cluster,
+        focus=focus,
     )
     try:
         with Progress() as progress:
@@ -237,6 +253,7 @@ def report_json(report: Any) -> dict:
         "build": (report.hello or {}).get("build"),
         "examples": report.config.examples,
         "seed": report.config.seed,
+        "focus": report.config.focus,
         "cases": report.cases,
         "resumed": report.resumed,
         "counts": report.counts,

@@ -173,13 +173,13 @@ def run_campaign(
         )
         runner.start()
         try:
-            generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn)
+            generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn, focus=cfg.focus)
         finally:
             feed.close()
             runner.join()
         report.incidents.extend(ran)
     else:
-        generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn)
+        generate_scenarios(cfg.seed, cfg.examples, on_generate, drawn, focus=cfg.focus)
     mine = [i for i in mine if i < len(scenarios)]
     report.resumed = len(kept)
     for r in incidents_before:  # those of resumed cases (the others' cases are run again)

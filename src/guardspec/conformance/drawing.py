@@ -15,19 +15,31 @@ STRATEGY = "scenarios(campaign_swarms(max_calls=1)), five in six reaching, odd o
 """The strategy ``generate_scenarios`` draws from, as a results file's header records it."""
 
 
+def strategy_of(focus: str | None = None) -> str:
+    """The strategy a campaign draws from, as its results file's header records it: ``STRATEGY``,
+    or with ``--focus`` the campaign weighted towards that clause."""
+    return STRATEGY if focus is None else STRATEGY.replace("campaign_swarms(max_calls=1)", f"focused_swarms({focus!r}, max_calls=1)")
+
+
 def generate_scenarios(
-    seed: int, n: int, tick: Callable[[int], None] | None = None, emit: Callable[[dict], None] | None = None
+    seed: int,
+    n: int,
+    tick: Callable[[int], None] | None = None,
+    emit: Callable[[dict], None] | None = None,
+    focus: str | None = None,
 ) -> list[dict]:
     """``n`` distinct scenarios (JSON), the same for the same (seed, n); tool outcomes of
     other kinds mixed in after the draw (``with_odd_outcomes``, M12.6, M11.3), and half the
     abort-then-throw endings made wrapped aborts (``with_wrapped_aborts``, G6). ``emit(s)`` is
-    called with each as it is drawn, so that a campaign can run the first while it draws the rest."""
+    called with each as it is drawn, so that a campaign can run the first while it draws the rest.
+    ``focus`` (a clause of ``FOCUS_CLAUSES``) weights the draw towards that clause
+    (``focused_swarms``)."""
     # deferred: the strategies load Hypothesis, heavy and needed only when a campaign draws
-    from guardspec.properties.strategies import campaign_swarms, scenarios
+    from guardspec.properties.strategies import campaign_swarms, focused_swarms, scenarios
     from guardspec.properties.strategies.outcomes import with_odd_outcomes, with_wrapped_aborts
 
     return draw_distinct(
-        scenarios(campaign_swarms(max_calls=1)),
+        scenarios(campaign_swarms(max_calls=1) if focus is None else focused_swarms(focus, max_calls=1)),
         seed,
         n,
         lambda s: with_wrapped_aborts(with_odd_outcomes(codec.scenario_to_json(s))),
@@ -100,4 +112,4 @@ def draw_distinct(
     return out
 
 
-__all__ = ["ROUND", "STRATEGY", "draw_distinct", "generate_scenarios"]
+__all__ = ["ROUND", "STRATEGY", "draw_distinct", "generate_scenarios", "strategy_of"]

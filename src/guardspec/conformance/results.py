@@ -9,7 +9,7 @@ import json
 import threading
 from pathlib import Path
 
-from .drawing import STRATEGY
+from .drawing import strategy_of
 from .settings import BadArguments, Config
 
 RESULTS = "results.jsonl"
@@ -30,10 +30,11 @@ def header_record(cfg: Config, modes: tuple[str, ...], hello: dict | None = None
         "guardspec": 1,
         "seed": cfg.seed,
         "examples": cfg.examples,
-        "strategy": STRATEGY,
+        "strategy": strategy_of(cfg.focus),
         "impl": cfg.impl,
         "modes": list(modes),
         **({"build": build} if build is not None else {}),
+        **({"focus": cfg.focus} if cfg.focus is not None else {}),
     }
     if hello:
         rec["implementation"], rec["version"] = hello.get("implementation"), hello.get("version")
@@ -85,10 +86,14 @@ def read_results(path: Path, cfg: Config) -> tuple[dict | None, dict, dict, list
             shrunk[rec.get("signature")] = rec
         elif rec.get("type") == "incident":
             incidents.append(rec)
-    if header is not None and (header.get("seed"), header.get("examples"), header.get("strategy")) != (cfg.seed, cfg.examples, STRATEGY):
+    if header is not None and (header.get("seed"), header.get("examples"), header.get("strategy")) != (
+        cfg.seed,
+        cfg.examples,
+        strategy_of(cfg.focus),
+    ):
         raise BadArguments(
-            f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples); "
-            "use another --out, or the same --seed and --examples to resume it"
+            f"{path}: belongs to another campaign (seed {header.get('seed')}, {header.get('examples')} examples, "
+            f"drawn from {header.get('strategy')}); use another --out, or the same --seed, --examples and --focus to resume it"
         )
     if header is not None and header_shard(header) != cfg.shard:
         raise BadArguments(f"{path}: holds {shard_name(header_shard(header))}, not {shard_name(cfg.shard)}; use another --out")

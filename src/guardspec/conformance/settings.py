@@ -36,6 +36,7 @@ class Config:
     chunk: int = 32  # cases per task on a cluster (cluster.py)
     shard: tuple[int, int] | None = None  # (i, n): only the cases whose index is i modulo n (shards.py)
     cluster: str | None = None  # a Dask scheduler's address: the cases run on its workers (cluster.py)
+    focus: str | None = None  # a clause the draw is weighted towards (drawing.generate_scenarios)
 
 
 @frozen

@@ -101,8 +101,8 @@ def merge_results(out: Path, folders: Sequence[Path], on_generate: Callable[[int
         raise BadArguments(f"shards {', '.join(f'{i}/{n}' for i in missing)} missing: a merge needs all {n}")
 
     modes = tuple(first["modes"])
-    cfg = Config(impl=first["impl"], examples=first["examples"], seed=first["seed"], out=out, modes=modes)
-    scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate)
+    cfg = Config(impl=first["impl"], examples=first["examples"], seed=first["seed"], out=out, modes=modes, focus=first.get("focus"))
+    scenarios = generate_scenarios(cfg.seed, cfg.examples, on_generate, focus=cfg.focus)
     # deferred with the campaign module: cases loads the reference
     from .cases import scenario_hash
 
