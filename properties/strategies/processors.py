@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from guardspec.model.messages import Role, Source, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.processors import (
     MISSING,
+    PROCESS_INPUT,
     Abort,
     AbortFinallyThrow,
     AbortThenThrow,
@@ -181,8 +182,27 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
     """A processor of the language: up to two steps (a move counts as one), then an ending."""
     fixture = fixture or Fixture((), None, None)
     if not swarm.min_steps and draw(st.integers(1, swarm.identity_rate)) == 1:  # an identity processor (G7: nothing changes)
-        return Processor(pid, (), Return(draw(st.sampled_from([SameList(), Primitive(UNDEFINED), ArrayOf(), ArrayOf()]))))
-    ss: tuple = ()
-    for _ in range(draw(st.integers(swarm.min_steps, 2))):
-        ss += draw(steps(swarm, fixture))
-    return Processor(pid, ss, draw(endings(swarm)))
+        proc = Processor(pid, (), Return(draw(st.sampled_from([SameList(), Primitive(UNDEFINED), ArrayOf(), ArrayOf()]))))
+    else:
+        ss: tuple = ()
+        for _ in range(draw(st.integers(swarm.min_steps, 2))):
+            ss += draw(steps(swarm, fixture))
+        proc = Processor(pid, ss, draw(endings(swarm)))
+    if swarm.weird_values and not swarm.reaching and draw(st.integers(0, 4)) == 0:
+        # other hooks: a per-step or output hook beside processInput or alone, refused at
+        # construction (G0), or a hook the guard does not pass on
+        proc = evolve(proc, hooks=draw(st.sampled_from(ODD_HOOKS)))
+    return proc
+
+
+ODD_HOOKS = (
+    (PROCESS_INPUT, "processInputStep"),
+    (PROCESS_INPUT, "processInputStep"),
+    ("processInputStep",),
+    (),
+    (PROCESS_INPUT, "processOutputResult"),
+    (PROCESS_INPUT, "processAPIError"),
+    (PROCESS_INPUT, "processToolResult"),
+    (PROCESS_INPUT, "processToolResult"),
+)
+"""The hook sets a processor of the weird swarms may declare besides ``processInput`` alone."""

@@ -36,10 +36,10 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
             policies.insert(draw(st.integers(0, 1)), extra)
     n = draw(st.integers(swarm.min_processors, swarm.max_processors))
     if swarm.reaching:  # the processors before the last one hand the list on (``Swarm.reaching``)
-        # the last one returns too in two calls in three; otherwise it ends as the swarm draws,
+        # the last one returns too in three calls in four; otherwise it ends as the swarm draws,
         # returning three times as often as it would
         others = evolve(swarm, endings=swarm.endings | {"return"}, return_weight=3 * swarm.return_weight)
-        last = well_behaved(swarm, steps_too=False) if draw(st.integers(0, 2)) else others
+        last = well_behaved(swarm, steps_too=False) if draw(st.integers(0, 3)) else others
         procs = tuple(draw(processors(well_behaved(swarm) if i < n - 1 else last, fixture, f"p{i + 1}")) for i in range(n))
     else:
         procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
@@ -59,9 +59,9 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
 
 def actors(swarm: Swarm) -> st.SearchStrategy:
     if swarm.reaching and swarm.rbac_denials:
-        # the allowed actor five times in six, otherwise any actor, each as often as the others
+        # the allowed actor nine times in ten, otherwise any actor, each as often as the others
         # (RBAC reads them first, so they cost no other shape its reach)
-        return st.integers(0, 5).flatmap(lambda k: st.sampled_from(_others(swarm) + _breakwater_actors()) if k == 0 else st.just(ACTOR))
+        return st.integers(0, 9).flatmap(lambda k: st.sampled_from(_others(swarm) + _breakwater_actors()) if k == 0 else st.just(ACTOR))
     if swarm.rare_actors:  # half the time any actor, each as often as the others
         return st.booleans().flatmap(
             lambda b: st.sampled_from(_others(swarm) + _breakwater_actors()) if b else actors(evolve(swarm, rare_actors=False))

@@ -351,12 +351,13 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
 
 
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in eighteenths:
-    the mixed swarms (nine), ``ODD`` (three; half of them with memory generating titles) and the
-    swarms of Breakwater's shapes (``breakwater_swarms``, six). Five cases in six are drawn
-    ``reaching``: the same shapes in calls that get past the early gates, so that most cases
-    reach the policies or the model and each shape meets the stage that reads it; the rest
-    draw every early stop (denied actors, titling memory, malformed input, failing processors)."""
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in twentieths:
+    the mixed swarms (eleven), ``ODD`` (three; half of them with memory generating titles) and
+    the swarms of Breakwater's shapes (``breakwater_swarms``, six). Seventeen cases in twenty
+    are drawn ``reaching``: the same shapes in calls that get past the early gates, so that most
+    cases reach the policies or the model and each shape meets the stage that reads it; the
+    rest draw every early stop (denied actors, titling memory, malformed input, other hooks,
+    failing processors), half of them by an actor of any kind."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
     odd, bw = (
@@ -365,7 +366,7 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     )
     reaching = [s.map(lambda sw: evolve(sw, reaching=True)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
-    shares = stopping + [reaching[0]] * 8 + [reaching[1]] * 2 + [reaching[2]] * 5
+    shares = stopping + [reaching[0]] * 10 + [reaching[1]] * 2 + [reaching[2]] * 5
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches
     return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
 

@@ -9,11 +9,11 @@ from typing import Any
 from attrs import evolve, frozen
 from hypothesis import strategies as st
 
-from guardspec.model.messages import Message, Role, Source, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, Message, Role, Source, TextPart, ToolPart, ToolState
 from guardspec.model.values import UNDEFINED, obj
 
 from .messages import parts, tool_parts
-from .swarms import DEFAULT, NOW, RESOURCE, THREAD, Swarm
+from .swarms import ASSET_URLS, DEFAULT, NOW, RESOURCE, THREAD, Swarm
 from .values import notes, texts
 
 
@@ -52,6 +52,8 @@ def histories(draw, swarm: Swarm = DEFAULT) -> tuple[Message, ...]:
         if "readd_result" in swarm.steps and draw(st.booleans()):  # a result M11 maps once it is input
             done = evolve(done, tool_name="lookup", provider_metadata=UNDEFINED)
         out.append(Message("a9", Role.ASSISTANT, (done,), created_at=3))
+    if swarm.asset_urls and draw(st.booleans()):  # a remembered file naming a URL: the gate reads history too (G16)
+        out[0] = evolve(out[0], parts=out[0].parts + (FilePart(draw(st.sampled_from(ASSET_URLS)), "text/plain"),))
     out = [_stored(m) for m in out]
     if draw(st.booleans()):  # saved by an earlier call: parts carry M2 stamps
         out = [evolve(m, parts=tuple(evolve(p, created_at=500) for p in m.parts)) for m in out]

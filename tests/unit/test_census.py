@@ -84,6 +84,7 @@ def test_the_shapes_of_one_scenario() -> None:
     expected = {
         ("loop", "durable"),
         ("memory", "on, generating titles"),
+        ("processor hooks", "processInput"),
         ("memory binding", "bound"),
         ("caller message", "string"),
         ("caller message", "nested array"),
@@ -202,3 +203,32 @@ def test_a_campaign_of_2000_makes_every_shape_and_reaches_deep() -> None:
     assert c.unreached() == [], c.unreached()
     shares = {loop: round(c.deep_share(loop), 2) for loop in ("generate", "stream", "durable")}
     assert min(shares.values()) >= 0.5, shares
+
+
+@pytest.mark.parametrize(
+    ("hooks", "shape"),
+    [
+        (["processInput"], "processInput"),
+        (["processInput", "processInputStep"], "a forbidden hook too"),
+        (["processInput", "processToolResult"], "another hook too"),
+        (["processOutputResult"], "no processInput"),
+    ],
+)
+def test_a_processors_hooks_are_counted_by_what_construction_makes_of_them(hooks, shape) -> None:
+    """G0: processInput alone, beside a hook the guard refuses, beside one it does not pass on, or missing."""
+    sj = {"agent": {"processors": [{"id": "p1", "hooks": hooks}]}, "call": {}}
+    assert {s for c, s in cz.shapes_of(sj) if c == "processor hooks"} == {shape}
+
+
+def test_a_url_in_a_remembered_message_is_counted_apart() -> None:
+    """G16: the input-assets gate reads remembered messages too."""
+    part = {"type": "file", "data": "https://other.example/b.png", "mediaType": "text/plain"}
+    sj = {
+        "agent": {},
+        "call": {},
+        "threads": [{"id": "t1", "resourceId": "r1", "messages": [{"id": "u0", "role": "user", "parts": [part]}]}],
+    }
+    assert ("file data", "a URL in a remembered message") in cz.shapes_of(sj)
+    assert ("file data", "a URL in a remembered message") not in cz.shapes_of(
+        {"agent": {}, "call": {"messages": [{"id": "c", "role": "user", "parts": [part]}]}}
+    )

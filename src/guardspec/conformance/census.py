@@ -27,6 +27,8 @@ from typing import Any
 from attrs import define, field
 from rich.table import Table
 
+from guardspec.model.processors import FORBIDDEN_HOOKS, PROCESS_INPUT
+
 from .stages import DEEP, STAGES, reaches, read_at, stop_of
 
 # -- the shapes ---------------------------------------------------------------------------------
@@ -56,7 +58,7 @@ table (G12.5: ``anthropic.citations`` and
 refused). Namespaces the generators make besides these are listed in the census all the same,
 as seen but not named here."""
 
-FILE_DATA_SHAPES = ("base64", "not base64", "a URL", "a data URI", "not a string")
+FILE_DATA_SHAPES = ("base64", "not base64", "a URL", "a URL in a remembered message", "a data URI", "not a string")
 """The data of a file or image part as the prompt's asset download reads it (M12.8,
 M12.10; Breakwater's ``text/*`` reading and input-assets gate,
 G12.6, G16): a URL is fetched, a data URI is read as it is, any other string is taken
@@ -130,6 +132,7 @@ def supported() -> dict[str, tuple[str, ...]]:
         "asset origins": ("none allowed", "some allowed"),
         "processor step": tuple(d["step"]["properties"]["op"]["enum"]),
         "processor ending": endings,
+        "processor hooks": ("processInput", "a forbidden hook too", "another hook too", "no processInput"),
         "policy kind": tuple(d["policy"]["properties"]["kind"]["enum"]),
         "mapping kind": ("none",) + tuple(mapping),
     }
@@ -208,6 +211,14 @@ def _actor_shape(a: Any) -> str:
     )
 
 
+def _hooks_shape(hooks: Any) -> str:
+    hooks = hooks if isinstance(hooks, list) else []
+    if PROCESS_INPUT not in hooks:
+        return "no processInput"
+    others = [h for h in hooks if h != PROCESS_INPUT]
+    return "processInput" if not others else "a forbidden hook too" if set(others) & set(FORBIDDEN_HOOKS) else "another hook too"
+
+
 def _role_shape(r: str) -> str:
     return r if r in ("admin", "operator") else "another of Breakwater's roles" if r in ("builder", "reviewer", "viewer") else r
 
@@ -244,12 +255,16 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
         out.add(("actor role", _role_shape(actor["role"])))
     out.add(("asset origins", "some allowed" if agent.get("allowedInputAssetOrigins") else "none allowed"))
     stored = {m.get("id") for t in sj.get("threads") or [] if isinstance(t, dict) for m in t.get("messages") or [] if isinstance(m, dict)}
+    for path, v in _walk(sj.get("threads") or []):  # G16: the gate reads remembered messages too
+        if isinstance(v, dict) and v.get("type") in ("file", "image") and _file_data_shape(v.get("data")) == "a URL":
+            out.add(("file data", "a URL in a remembered message"))
     for p in agent.get("policies", []):
         out.add(("policy kind", p.get("kind", "?")))
     tools = {}
     for t in agent.get("clientTools", []):
         tools[t.get("name")] = "none" if t.get("mapping") is None else t["mapping"].get("kind", "text")
     for pr in agent.get("processors", []):
+        out.add(("processor hooks", _hooks_shape(pr.get("hooks", [PROCESS_INPUT]))))
         for st in pr.get("steps", []):
             out.add(("processor step", st.get("op", "?")))
             if st.get("op") == "add":
