@@ -206,7 +206,7 @@ def test_a_campaign_of_2000_makes_every_shape_and_reaches_deep() -> None:
 
 
 @pytest.mark.parametrize(
-    ("hooks", "shape"),
+    "hooks, shape",
     [
         (["processInput"], "processInput"),
         (["processInput", "processInputStep"], "a forbidden hook too"),

@@ -255,7 +255,7 @@ def shapes_of(sj: dict) -> set[tuple[str, str]]:
         out.add(("actor role", _role_shape(actor["role"])))
     out.add(("asset origins", "some allowed" if agent.get("allowedInputAssetOrigins") else "none allowed"))
     stored = {m.get("id") for t in sj.get("threads") or [] if isinstance(t, dict) for m in t.get("messages") or [] if isinstance(m, dict)}
-    for path, v in _walk(sj.get("threads") or []):  # G16: the gate reads remembered messages too
+    for _, v in _walk(sj.get("threads") or []):  # G16: the gate reads remembered messages too
         if isinstance(v, dict) and v.get("type") in ("file", "image") and _file_data_shape(v.get("data")) == "a URL":
             out.add(("file data", "a URL in a remembered message"))
     for p in agent.get("policies", []):
