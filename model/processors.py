@@ -238,6 +238,7 @@ FORBIDDEN_HOOKS = (
     "processOutputResult",
     "processOutputStep",
     "processAPIError",
+    "processToolResult",
 )
 RESERVED_IDS = (
     "breakwater-rbac",

@@ -189,8 +189,8 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
             ss += draw(steps(swarm, fixture))
         proc = Processor(pid, ss, draw(endings(swarm)))
     if swarm.weird_values and not swarm.reaching and draw(st.integers(0, 4)) == 0:
-        # other hooks: a per-step or output hook beside processInput or alone, refused at
-        # construction (G0), or a hook the guard does not pass on
+        # other hooks: a per-step, output, error or tool-result hook beside processInput, or
+        # one without it, refused at construction (G0)
         proc = evolve(proc, hooks=draw(st.sampled_from(ODD_HOOKS)))
     return proc
 

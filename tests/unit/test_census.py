@@ -210,12 +210,12 @@ def test_a_campaign_of_2000_makes_every_shape_and_reaches_deep() -> None:
     [
         (["processInput"], "processInput"),
         (["processInput", "processInputStep"], "a forbidden hook too"),
-        (["processInput", "processToolResult"], "another hook too"),
+        (["processInput", "processToolResult"], "a forbidden hook too"),
         (["processOutputResult"], "no processInput"),
     ],
 )
 def test_a_processors_hooks_are_counted_by_what_construction_makes_of_them(hooks, shape) -> None:
-    """G0: processInput alone, beside a hook the guard refuses, beside one it does not pass on, or missing."""
+    """G0: processInput alone, beside a hook the guard refuses, or missing."""
     sj = {"agent": {"processors": [{"id": "p1", "hooks": hooks}]}, "call": {}}
     assert {s for c, s in cz.shapes_of(sj) if c == "processor hooks"} == {shape}
 

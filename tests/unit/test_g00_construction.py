@@ -43,6 +43,14 @@ def test_g0_each_forbidden_hook_is_refused_and_named(hook):
     assert hook in err
 
 
+def test_g0_a_tool_result_hook_is_refused_and_named_after_the_error_hook():
+    """G0 (the seed: tool-result hooks are unavailable): processToolResult is refused, last in
+    the clause's order."""
+    assert "processToolResult" in _type_error(_guarded(Processor("p", hooks=("processInput", "processToolResult"))))
+    err = _type_error(_guarded(Processor("p", hooks=("processInput", "processToolResult", "processAPIError"))))
+    assert "processAPIError" in err and "processToolResult" not in err
+
+
 def test_g0_first_forbidden_hook_in_clause_order_is_named():
     err = _type_error(_guarded(Processor("p", hooks=("processInput", "processAPIError", "processInputStep"))))
     assert "processInputStep" in err and "processAPIError" not in err
