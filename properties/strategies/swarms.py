@@ -108,6 +108,13 @@ class Swarm:
     # half the calls by an actor of any kind and role, each as often as the others (the
     # campaigns' early-stopping share, whose calls draw every early stop)
     rare_actors: bool = False
+    # a processor returns the list with the remembered message carrying the caller's outcome
+    # replaced by a literal copy of it (equal parts, no toolInvocations mirror: a change, G9);
+    # on in the swarms ``--focus`` aims at S3, S5 and S6
+    literal_carrier_copies: bool = False
+    # a system message's content edited as text and image parts (not text alone, G8); on in the
+    # swarms ``--focus`` aims at S7
+    system_non_text_parts: bool = False
 
 
 DEFAULT = Swarm()
@@ -383,13 +390,27 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
     # clause -> (the swarms its calls are drawn from, whether they are drawn ``reaching``)
     "S1": ((TAME, RETURNS, ASSETS), True),
     "S2": ((RETURNS, MOVES, TAME), True),
-    "S3": ((CARRIER, evolve(CARRIER, carrier_history_result=True), MOVES), True),
+    "S3": ((CARRIER, evolve(CARRIER, carrier_history_result=True, literal_carrier_copies=True), MOVES), True),
     "S4": ((ENDINGS, TAME), True),
-    "S5": ((SYSTEM, evolve(SYSTEM, breakwater_shapes=True, option_refusals=4), MOVES, REREAD, CALLER), True),
-    "S6": ((evolve(CARRIER, carrier_history_result=True), REREAD), True),
+    "S5": (
+        (
+            SYSTEM,
+            evolve(SYSTEM, breakwater_shapes=True, option_refusals=4),
+            MOVES,
+            REREAD,
+            CALLER,
+            evolve(CARRIER, literal_carrier_copies=True),
+        ),
+        True,
+    ),
+    "S6": ((evolve(CARRIER, carrier_history_result=True, literal_carrier_copies=True), REREAD), True),
     # every processor may write a weird system message, so not drawn reaching (which tames all but the last)
     "S7": (
-        (evolve(SYSTEM, weird_values=True, odd_system=True), evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True)),
+        (
+            evolve(SYSTEM, weird_values=True, odd_system=True, system_non_text_parts=True),
+            evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True),
+            evolve(SYSTEM, system_non_text_parts=True),
+        ),
         False,
     ),
     "S8": ((REMOVAL, evolve(REMOVAL, rbac_denials=True), ENDINGS), False),

@@ -82,7 +82,8 @@ def test_a_merge_of_folders_not_the_shards_of_one_campaign_is_refused(tmp_path: 
     def shard(name: str, *args: str) -> Path:
         out = tmp_path / name
         code, _, err = run("diff", "--impl", ECHO, "--examples", "4", "--no-shrink", "--out", str(out), *args)
-        assert code == 1, err  # the echo implementation disagrees
+        assert code in (0, 1), err  # the campaign ran (the echo agrees where the model answers)
+        assert (out / "results.jsonl").exists()
         return out
 
     a0, a1 = shard("a0", "--shard", "0/2"), shard("a1", "--shard", "1/2")
