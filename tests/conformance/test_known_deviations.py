@@ -135,6 +135,17 @@ def test_the_bw_f4_deviation_maps_and_caches_the_stored_result_as_raw_mastra_doe
     assert deviated_observation(sj, "guarded", ["BW-F4"]) == want
 
 
+def test_the_bw_f4_deviation_changes_nothing_on_the_durable_loop() -> None:
+    """BW-F4 is generate and stream's: on durable the carrier is memory only by the time Mastra's
+    mapping pass runs (BW-F3), and Breakwater agrees with the seed there unless BW-F3 shows; a
+    build mapping the carrier's stored result on durable is a regression, not BW-F4."""
+    sj, _, _ = _recorded("BW-F4", "g11-stored-result-on-remembered-input-sent-as-stored")
+    durable = copy.deepcopy(sj)
+    durable["call"]["loop"] = "durable"
+    assert deviated_observation(durable, "guarded", ["BW-F4"]) == model_observation(durable, "guarded")
+    assert deviated_observation(sj, "guarded", ["BW-F4"]) != model_observation(sj, "guarded")
+
+
 def test_the_bw_f5_deviation_is_the_call_its_policies_would_allow_reading_the_callers_text_alone() -> None:
     sj, model, _ = _recorded("BW-F5", "g10-durable-call-context-read")
     unmatched = copy.deepcopy(sj)

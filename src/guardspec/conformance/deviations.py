@@ -26,7 +26,7 @@ from attrs import frozen
 
 from guardspec.model import codec
 from guardspec.model.messages import Source
-from guardspec.model.scenario import Mode
+from guardspec.model.scenario import Loop, Mode
 from guardspec.reference import run
 
 M = importlib.import_module
@@ -93,11 +93,12 @@ def _mastra_maps_after_the_policies() -> list[Patch]:
     without the guard, and maps every other unmapped result of the input view, a historical
     result on the carrier among them, logging a mapping that throws and sending that result
     raw (M11.1). The model is sent a mapped output no policy read, and it is saved with that
-    cache."""
+    cache. On generate and stream only: on the durable loop the engine's return has made the
+    carrier memory only by then (BW-F3), so that pass finds nothing of it to map."""
 
     def replace(orig: Any) -> Any:
         def answer_step(scenario: Any, lst: Any, threads: Any, trace: Any, *, raw: bool) -> Any:
-            if not raw:
+            if not raw and scenario.call.loop is not Loop.DURABLE:
                 lst = mapping.map_client_outputs(scenario.agent, lst, strict=False)
             return orig(scenario, lst, threads, trace, raw=raw)
 
