@@ -134,8 +134,6 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
         content = (TextPart("FORB"), TextPart(f"IDDEN-{draw(st.integers(0, 9)):02d}")) if split else (TextPart(text), TextPart(draw(notes)))
     elif kind == 6:
         content = (obj(type="text", text=text),)
-        if swarm.system_non_text_parts and draw(st.booleans()):
-            content += (obj(type="image", image="aGk="),)  # not text alone (G8)
     elif kind == 7:
         content = UNDEFINED
     elif kind == 8:  # content neither a string nor parts: what a processor may put there (M6)

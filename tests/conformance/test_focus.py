@@ -68,3 +68,13 @@ def test_the_focus_is_recorded_and_a_campaign_resumes_only_with_it(tmp_path: Pat
     assert code == 2 and "another campaign" in err
     code, _, err = run("diff", *common)
     assert code == 2 and "another campaign" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("clause", ["S3", "S5", "S7", "S8", "G0", "G16"])
+def test_every_focused_scenario_is_one_the_model_reads(clause: str) -> None:
+    """A focused draw writes scenarios of the format: each decodes (the model can run it)."""
+    from guardspec.model import codec
+
+    for sj in generate_scenarios(2, 60, focus=clause):
+        codec.scenario_from_json(sj)
