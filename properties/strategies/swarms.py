@@ -99,11 +99,12 @@ class Swarm:
     option_refusals: int = (
         1  # provider options Breakwater refuses, in ten; above 1 (the campaigns' Breakwater swarms) the rarer shapes are drawn densely
     )
-    # calls that get past the early gates to the stages reading their shapes: the allowed actor,
-    # no titling memory, no malformed caller input (G1, G4), and every processor but the last
-    # one well-behaved (it returns the list, and writes no weird value), the last one mostly
-    # returning too; the shapes the swarm draws then meet the checks, mapping and policies
-    # that read them (``reaching`` in ``campaign_swarms``)
+    # calls that get past the early gates to the stages reading their shapes: mostly the allowed
+    # actor, no titling memory, no context option, malformed caller input (G1) only at the rate
+    # of the other swarms and no double outcome (G4), no other hooks (G0), and every processor
+    # but the last one well-behaved (it returns the list, and writes no weird value), the last
+    # one mostly returning too; the shapes the swarm draws then meet the checks, mapping and
+    # policies that read them (``reaching`` in ``campaign_swarms``)
     reaching: bool = False
     # half the calls by an actor of any kind and role, each as often as the others (the
     # campaigns' early-stopping share, whose calls draw every early stop)
