@@ -61,11 +61,9 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
     if swarm.reaching and swarm.rbac_denials:
         # the allowed actor nine times in ten, otherwise any actor, each as often as the others
         # (RBAC reads them first, so they cost no other shape its reach)
-        return st.integers(0, 9).flatmap(lambda k: st.sampled_from(_others(swarm) + _breakwater_actors()) if k == 0 else st.just(ACTOR))
+        return st.integers(0, 9).flatmap(lambda k: _any_actor(swarm) if k == 0 else st.just(ACTOR))
     if swarm.rare_actors:  # half the time any actor, each as often as the others
-        return st.booleans().flatmap(
-            lambda b: st.sampled_from(_others(swarm) + _breakwater_actors()) if b else actors(evolve(swarm, rare_actors=False))
-        )
+        return st.booleans().flatmap(lambda b: _any_actor(swarm) if b else actors(evolve(swarm, rare_actors=False)))
     if not swarm.rbac_denials:
         return st.just(ACTOR)
     others = _others(swarm)
@@ -74,6 +72,11 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
         # the kinds Breakwater does not allow or know a third of the time, Breakwater's roles two thirds
         return st.one_of(st.sampled_from(bw[:3]), st.sampled_from(bw), st.sampled_from(bw + others))
     return st.one_of(st.just(ACTOR), st.sampled_from(others))
+
+
+def _any_actor(swarm: Swarm) -> st.SearchStrategy:
+    """Any actor the swarms draw (none, other roles and kinds, Breakwater's), each as often."""
+    return st.sampled_from(_others(swarm) + _breakwater_actors())
 
 
 def _others(swarm: Swarm) -> list:

@@ -34,7 +34,6 @@ READ_AT = {
     "actor role": "rbac",
     "processor step": "assets gate",
     "processor ending": "processors",
-    "processor hooks": "construction",
     "message added under": "assets gate",
     "asset origins": "assets gate",
     "file data": "assets gate",
