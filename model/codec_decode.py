@@ -106,11 +106,24 @@ def message_from_json(j: dict) -> Message:
     )
 
 
+_TEXT_PART_KEYS = frozenset({"type", "text", "providerOptions", "createdAt"})
+
+
 def _is_part_list(c: Any) -> bool:
+    """System content that is a list of text parts, as the adapters build them (``text``, and
+    no key but ``type``, ``text``, ``providerOptions`` and an integer ``createdAt``); any other
+    list is JS values as given, a text-typed object with other keys keeping them all."""
     return (
         isinstance(c, list)
         and bool(c)
-        and all(isinstance(p, dict) and p.get("type") in _PART_BY_TYPE and not any(k.startswith("$") for k in p) for p in c)
+        and all(
+            isinstance(p, dict)
+            and p.get("type") == "text"
+            and "text" in p
+            and p.keys() <= _TEXT_PART_KEYS
+            and ("createdAt" not in p or (isinstance(p["createdAt"], int) and not isinstance(p["createdAt"], bool)))
+            for p in c
+        )
     )
 
 

@@ -332,3 +332,19 @@ def test_codec_system_getter_whose_throws_is_no_boolean_is_refused():
 def test_codec_system_getter_value_that_is_no_value_is_refused_inside_it():
     err = _bad_system("experimental_providerMetadata", {"$getter": "g", "value": {"$nope": 1}})
     assert err.path == f"{SYSTEM_STEP}.experimental_providerMetadata.value"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "text", "text": "ab", "providerMetadata": {"openai": {"itemId": "i1"}}}],  # a key a text part has not
+        [{"type": "image", "image": "aGk="}],  # the AI SDK's image part, not the format's
+        [{"type": {"$symbol": "s"}}],
+        [{"type": "text"}],  # no text
+    ],
+)
+def test_codec_system_content_that_is_no_text_part_list_is_kept_as_values(content):
+    """A list that is not all text parts is JS values as given, every key kept."""
+    s = codec.system_from_json({"role": "system", "content": content})
+    assert s.content == codec.value_from_json(content)
+    assert codec.system_to_json(s)["content"] == content

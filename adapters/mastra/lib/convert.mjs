@@ -207,13 +207,23 @@ export function messageToMastra(m, ctx) {
   return out;
 }
 
-/** A system message's content from its codec JSON: text parts as part objects (a getter on a
- * part's text stays a getter, docs/mastra-measurements.md §k), any other value as it is. */
+const TEXT_PART_KEYS = new Set(['type', 'text', 'providerOptions', 'createdAt']);
+
+/** A text part as the scenario schema's `part` has it: `text`, and no key but these. */
+function isTextPart(x) {
+  return isObj(x) && x.type === 'text' && 'text' in x && Object.keys(x).every(k => TEXT_PART_KEYS.has(k))
+    && (x.createdAt === undefined || Number.isInteger(x.createdAt));
+}
+
+/** A system message's content from its codec JSON: a list of text parts as part objects (a
+ * getter on a part's text stays a getter, docs/mastra-measurements.md §k), any other value as
+ * it is (a text-typed object with other keys keeps them all, as the model does). */
 function systemContentToMastra(c, ctx) {
-  if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && !('$class' in x))) {
+  if (Array.isArray(c) && c.length > 0 && c.every(isTextPart)) {
     return c.map(x => {
       const part = defineProps({ type: 'text' }, { text: x.text }, ctx);
       setIf(part, 'providerOptions', x.providerOptions, ctx);
+      setIf(part, 'createdAt', x.createdAt, ctx);
       return part;
     });
   }
@@ -321,7 +331,8 @@ export function systemFromMastra(s) {
     out.content = getters.content;
   } else if ('content' in s) {
     const c = s.content;
-    if (Array.isArray(c) && c.every(x => isObj(x) && x.type === 'text' && Object.getPrototypeOf(x) === Object.prototype)) {
+    if (Array.isArray(c) && c.length > 0 && c.every(x => isObj(x) && x.type === 'text' && 'text' in x && Object.getPrototypeOf(x) === Object.prototype &&
+                                            Object.keys(x).every(k => TEXT_PART_KEYS.has(k)))) {
       out.content = c.map(x => {
         const part = { type: 'text', text: encodeOwn(x, 'text') };
         putIf(part, 'providerOptions', x.providerOptions);
