@@ -8,9 +8,9 @@ from typing import Any
 
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import join_texts, read
-from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart
-from guardspec.model.values import UNDEFINED, JsObject
+from guardspec.model.jsvalues import falsy, join_texts, read, to_string
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart
+from guardspec.model.values import UNDEFINED, JsFunction, JsObject
 
 from .parts import as_db_message
 from .value import MessageList
@@ -140,10 +140,80 @@ def _as_system(entry: Any) -> SystemMessage:
     raise MastraError("INVALID_SYSTEM_MESSAGE_FORMAT")
 
 
+def _utf16_length(s: str) -> int:
+    """``String.prototype.length``: UTF-16 code units, so a character outside the BMP counts two."""
+    return len(s.encode("utf-16-le")) // 2
+
+
+# what an element of array content shows as a JS object: the model's parts by their JSON fields
+_PART_FIELDS: dict[type, dict[str, str]] = {
+    TextPart: {"text": "text", "providerOptions": "provider_options"},
+    ReasoningPart: {"text": "text"},
+    FilePart: {"data": "data", "mediaType": "media_type"},
+    ImagePart: {"data": "data", "mediaType": "media_type"},
+}
+_PART_TYPES: dict[type, str] = {TextPart: "text", ReasoningPart: "reasoning", FilePart: "file", ImagePart: "image"}
+
+
+def _get(v: Any, key: str) -> Any:
+    """M14.1 ``v[key]`` on any value the model holds: null and undefined throw, an accessor
+    yields its getter's value (or throws), a primitive has no such property but a string's or
+    an array's ``length`` (a function's is 0)."""
+    if v is None or v is UNDEFINED:
+        raise MastraError("TypeError", f"Cannot read properties of {'null' if v is None else 'undefined'} (reading '{key}')")
+    if isinstance(v, JsObject):
+        return read(v.get(key))
+    if type(v) in _PART_FIELDS:
+        if key == "type":
+            return _PART_TYPES[type(v)]
+        name = _PART_FIELDS[type(v)].get(key)
+        return UNDEFINED if name is None else getattr(v, name)
+    if isinstance(v, ToolPart):
+        return "tool-invocation" if key == "type" else UNDEFINED
+    if key == "length":
+        if isinstance(v, str):
+            return _utf16_length(v)
+        if isinstance(v, tuple):
+            return len(v)
+        if isinstance(v, JsFunction):
+            return 0
+    return UNDEFINED
+
+
+_ITEM_ID_PROVIDERS = ("openai", "azure")
+
+
+def _item_keys(metadata: Any) -> list[str]:
+    """M6.3 A text or reasoning part's response item ids (``getResponseProviderItemIds``): the
+    ``itemId`` strings under ``openai`` and ``azure``, one ``azure`` entry when both hold the
+    same id."""
+    if falsy(metadata):
+        return []
+
+    def item(provider: str) -> Any:
+        space = _get(metadata, provider)
+        return UNDEFINED if space is None or space is UNDEFINED else _get(space, "itemId")
+
+    azure, openai = item("azure"), item("openai")
+    if isinstance(azure, str) and azure == openai:
+        return [f"azure:{azure}"]
+    return [f"{p}:{i}" for p in _ITEM_ID_PROVIDERS for i in (item(p),) if isinstance(i, str)]
+
+
+def _image_key(image: Any) -> Any:
+    """``getImageCacheKey``: a string by its length, anything else as it is (the model holds no
+    URL object or byte array as an image)."""
+    return _utf16_length(image) if isinstance(image, str) else image
+
+
 def _system_key(m: SystemMessage) -> Any:
-    """M6.3 The dedupe key: within a bucket (``CacheKeyGenerator.fromAIV4CoreMessageContent``),
-    the content string alone, or for array content its part types and text lengths (content
-    or a text read through a getter is the getter's value, and a throwing getter throws). Content that is neither (a kept stored-format
+    """M6.3 The dedupe key (``CacheKeyGenerator.fromAIV4CoreMessageContent``): string content
+    is its own key; array content is the concatenation, element by element, of its ``type``
+    and per type a text's (or reasoning's) length and response item ids, a tool call's or
+    result's id and name, a file's filename and mimeType, an image's key and mimeType, a
+    redacted reasoning's data length. Every read is a JS property read (M14.1): a null or
+    undefined element throws ``Cannot read properties of null (reading 'type')``, a symbol
+    where a string is appended throws (M14.3). Content that is neither (a kept stored-format
     ``{format: 2, parts}``, no content) is not iterable: the key throws (M6.4).
 
     Evidence: M6.3
@@ -153,9 +223,23 @@ def _system_key(m: SystemMessage) -> Any:
         raise MastraError("TypeError", "content is not iterable")
     if isinstance(content, str):
         return content
-    return tuple(
-        ("text", len(read(p.text))) if isinstance(p, TextPart) and isinstance(read(p.text), str) else (type(p).__name__,) for p in content
-    )
+    key = ""
+    for p in content:
+        kind = _get(p, "type")
+        key += to_string(kind)
+        if kind in ("text", "reasoning"):
+            key += to_string(_get(_get(p, "text"), "length"))
+            for k in dict.fromkeys(_item_keys(_get(p, "providerMetadata")) + _item_keys(_get(p, "providerOptions"))):
+                key += f"|{k}"
+        elif kind in ("tool-call", "tool-result"):
+            key += to_string(_get(p, "toolCallId")) + to_string(_get(p, "toolName"))
+        elif kind == "file":
+            key += to_string(_get(p, "filename")) + to_string(_get(p, "mimeType"))
+        elif kind == "image":
+            key += to_string(_image_key(_get(p, "image"))) + to_string(_get(p, "mimeType"))
+        elif kind == "redacted-reasoning":
+            key += to_string(_get(_get(p, "data"), "length"))
+    return key
 
 
 def _duplicate(bucket: tuple[SystemMessage, ...], msg: SystemMessage) -> bool:

@@ -4,7 +4,7 @@ import pytest
 from raw_json import observe
 
 from guardspec.model.messages import Message, Role, SystemMessage, TextPart, user
-from guardspec.model.values import UNDEFINED, obj
+from guardspec.model.values import UNDEFINED, JsSymbol, obj
 from guardspec.reference import messagelist as ml
 from guardspec.reference.messagelist import MastraError, MessageList
 from guardspec.reference.prompt import prompt
@@ -208,3 +208,62 @@ def test_empty_metadata_on_a_kept_system_entry_counts_as_none():
     entry = {"role": "system", "content": {"format": 2, "parts": [{"type": "text", "text": "a"}], "metadata": {}}}
     out = normalise_observation({"list": {"messages": [], "untagged": [entry], "tagged": []}}, {})
     assert out["list"]["untagged"][0]["content"] == {"format": 2, "parts": [{"type": "text", "text": "a"}]}
+
+
+def _kept(content, **kw):
+    """A system message kept as given (an experimental_providerMetadata key: the v4 path, M6.2)."""
+    return SystemMessage(content, experimental_provider_metadata=None, **kw)
+
+
+# The keys below are worked out by hand from ``CacheKeyGenerator.fromAIV4CoreMessageContent``
+# (@mastra/core 1.71.0): each element's ``type`` appended as a string, then per type a few fields.
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ((TextPart("ab"),), (TextPart("cd"),)),  # "text2" both: lengths, not texts
+        ((TextPart("ab"),), "text2"),  # a string content is its own key
+        ((TextPart("\U0001f600"),), (TextPart("ab"),)),  # one character outside the BMP: length 2
+        ((3,), "undefined"),  # a number has no type
+        (("x", True), (3, "y")),  # "undefinedundefined" both
+        ((obj(type="image", image="aGk="),), "image4undefined"),  # an image string by its length
+    ],
+)
+def test_m6_array_content_is_keyed_by_the_concatenated_element_keys(first, second):
+    """M6.3: the second add is a duplicate of the first: the same concatenated key."""
+    lst = ml.add_system(MessageList(), _kept(first))
+    lst = ml.add_system(lst, second if isinstance(second, str) else _kept(second))
+    assert len(lst.untagged) == 1
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ((TextPart("ab"),), (TextPart("abc"),)),
+        ((TextPart("ab"),), (obj(type="text", text="ab", providerMetadata=obj(openai=obj(itemId="i1"))),)),  # "text2|openai:i1"
+        ((obj(type="image", image="aGk="),), (obj(type="image", image="aGk=", mimeType="image/png"),)),
+        ((obj(type="tool-call", toolCallId="c1", toolName="t"),), (obj(type="tool-call", toolCallId="c2", toolName="t"),)),
+    ],
+)
+def test_m6_array_content_with_another_element_key_is_added(first, second):
+    """M6.3: a different concatenated key is no duplicate: both entries stand."""
+    lst = ml.add_system(MessageList(), _kept(first))
+    lst = ml.add_system(lst, _kept(second))
+    assert len(lst.untagged) == 2
+
+
+@pytest.mark.parametrize("element, name", [(None, "null"), (UNDEFINED, "undefined")])
+def test_m6_a_null_element_in_a_stored_entry_throws_at_the_next_add(element, name):
+    """M6.3: the dedupe scan reads ``type`` of every element of a stored entry: a null or
+    undefined one throws, and nothing is added."""
+    lst = ml.add_system(MessageList(), _kept((TextPart("Be brief."), element)))
+    with pytest.raises(MastraError, match=rf"Cannot read properties of {name} \(reading 'type'\)"):
+        ml.add_system(lst, "Answer in French.")
+
+
+def test_m6_a_symbol_type_throws_at_the_next_add():
+    """M6.3, M14.3: a symbol appended to the key string throws."""
+    lst = ml.add_system(MessageList(), _kept((obj(type=JsSymbol("s")),)))
+    with pytest.raises(MastraError, match="Cannot convert a Symbol value to a string"):
+        ml.add_system(lst, "Answer in French.")
