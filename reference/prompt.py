@@ -8,7 +8,7 @@ from typing import Any
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
 from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read
-from guardspec.model.messages import FilePart, Message, Role, SystemMessage, TextPart, ToolPart, ToolState
+from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj, to_json_text
 
@@ -194,14 +194,29 @@ def _system_text_part(x: Any) -> TextPart | None:
     return None
 
 
+# the element types ``AIV4Adapter.fromCoreMessage`` converts to a message part
+_CONVERTED_TYPES = frozenset({"text", "tool-call", "tool-result", "reasoning", "redacted-reasoning", "image", "file"})
+_CONVERTED_PARTS = (TextPart, ReasoningPart, FilePart, ImagePart)
+
+
+def _converted_part(x: Any) -> bool:
+    """M12.2: an element of array content the conversion turns into a part (a ``type`` it
+    knows); any such part keeps the entry in the prompt, with no text when none is a text part.
+    The model's tool parts are ``tool-invocation``, which it passes over, as other values."""
+    if isinstance(x, _CONVERTED_PARTS):
+        return True
+    return isinstance(x, JsObject) and read(x.get("type")) in _CONVERTED_TYPES
+
+
 def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
-    """M12.2 System entries as sent: a system entry as the model receives it (``aiV4CoreMessagesToAIV5ModelMessages``,
-    measured): string
-    content as it is; array content becomes the concatenation (no separator) of its text
-    parts (a getter's value; null and undefined as ``""``; any other value that is not a
-    string throws ``TypeError: p.text?.trim is not a function``), other part kinds ignored, and an entry without text parts is not sent; any other
-    content (a kept stored-format message, no content, another value) is not sent.
-    ``providerOptions`` are the message's own when not null, else its
+    """M12.2 System entries as sent: a system entry as the model receives it
+    (``aiV4CoreMessagesToAIV5ModelMessages``, measured). String content as it is. Array
+    content becomes the concatenation (no separator) of its text parts (a getter's value;
+    null and undefined as ``""``; any other value that is not a string throws ``TypeError:
+    p.text?.trim is not a function``); other parts the conversion knows add no text, so an
+    entry holding only those is sent with content ``""``, and one holding no part at all is
+    not sent. Any other content (a kept stored-format message, no content, another value) is
+    not sent. ``providerOptions`` are the message's own when not null, else its
     ``experimental_providerMetadata`` when not null, else the text parts' providerOptions
     spread one over the other (none when that is empty). Content and options held by an
     accessor are read through its getter (M14.1)."""
@@ -213,7 +228,7 @@ def system_prompt_entry(s: SystemMessage) -> SystemMessage | None:
         parts: tuple = ()
     elif isinstance(c, tuple):
         parts = tuple(p for p in (_system_text_part(x) for x in c) if p is not None)
-        if not parts:
+        if not parts and not any(_converted_part(x) for x in c):
             return None
         texts = [read(p.text) for p in parts]
         if any(not isinstance(t, str) and t is not None and t is not UNDEFINED for t in texts):
