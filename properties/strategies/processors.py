@@ -65,7 +65,8 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         f = draw(st.sampled_from(["content", "providerOptions", "providerOptions", "experimental_providerMetadata"]))
         options = provider_options(swarm) if swarm.breakwater_shapes else st.builds(lambda t: obj(note=t), texts(swarm))
         value = draw(texts(swarm)) if f == "content" else draw(options)
-        if f == "content" and swarm.system_non_text_parts and draw(st.booleans()):
+        # a quarter of the content edits of reaching calls (which G8 refuses), half otherwise
+        if f == "content" and swarm.system_non_text_parts and draw(st.integers(0, 3 if swarm.reaching else 1)) == 0:
             value = (obj(type="text", text=value), obj(type="image", image="aGk="))  # not text alone (G8)
         if swarm.weird_values and draw(st.integers(0, 3)) == 0:
             value = draw(js_values)
@@ -190,7 +191,7 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
         for _ in range(draw(st.integers(swarm.min_steps, 2))):
             ss += draw(steps(swarm, fixture))
         proc = Processor(pid, ss, draw(endings(swarm)))
-    if swarm.literal_carrier_copies and fixture.outcome is not None and draw(st.integers(0, 2)) == 0:
+    if swarm.literal_carrier_copies and fixture.outcome is not None and draw(st.integers(0, 5 if swarm.reaching else 2)) == 0:
         a0 = next(m for m in fixture.stored if m.id == "a0")
         copy = evolve(folded(a0, fixture.outcome), tool_invocations=None)  # written out: no mirror
         proc = evolve(proc, end=Return(ArrayOf(base="received", drop=("a0",), append=(copy,))))

@@ -111,10 +111,10 @@ class Swarm:
     rare_actors: bool = False
     # a processor returns the list with the remembered message carrying the caller's outcome
     # replaced by a literal copy of it (equal parts, no toolInvocations mirror: a change, G9);
-    # on in the swarms ``--focus`` aims at S3, S5 and S6
+    # on in the campaigns' reaching share and the swarms ``--focus`` aims at S3, S5 and S6
     literal_carrier_copies: bool = False
     # a system message's content edited as text and image parts (not text alone, G8); on in the
-    # swarms ``--focus`` aims at S7
+    # campaigns' reaching share and the swarms ``--focus`` aims at S7
     system_non_text_parts: bool = False
 
 
@@ -124,8 +124,9 @@ DEFAULT = Swarm()
 def well_behaved(swarm: Swarm, steps_too: bool = True) -> Swarm:
     """``swarm``'s processors that hand the list on: they return the list they received or an
     array and, with ``steps_too``, replace no system message and write no weird value
-    (``Swarm.reaching``)."""
-    returns = (swarm.returns & {"same", "array"}) or frozenset({"same"})
+    (``Swarm.reaching``); without ``steps_too`` (the last processor) an object return is kept
+    too, so that what a returned ``systemMessages`` holds meets the checks of G7."""
+    returns = (swarm.returns & ({"same", "array"} if steps_too else {"same", "array", "object"})) or frozenset({"same"})
     tamed = evolve(swarm, endings=frozenset({"return"}), returns=returns)
     return evolve(tamed, steps=swarm.steps - {"replace_system"}, weird_values=False, odd_system=False) if steps_too else tamed
 
@@ -359,11 +360,12 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
 
 
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in twentieths:
-    the mixed swarms (eleven), ``ODD`` (three; half of them with memory generating titles) and
-    the swarms of Breakwater's shapes (``breakwater_swarms``, six). Seventeen cases in twenty
-    are drawn ``reaching``: the same shapes in calls that get past the early gates, so that most
-    cases reach the policies or the model and each shape meets the stage that reads it; the
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in twenty-firsts:
+    the mixed swarms (twelve), ``ODD`` (three; half of them with memory generating titles) and
+    the swarms of Breakwater's shapes (``breakwater_swarms``, six). Eighteen cases in
+    twenty-one are drawn ``reaching``: the same shapes in calls that get past the early gates,
+    so that most cases reach the policies or the model and each shape meets the stage that
+    reads it, with literal copies of the carrier and non-text system content among them; the
     rest draw every early stop (denied actors, titling memory, malformed input, other hooks,
     failing processors), half of them by an actor of any kind."""
     mixed = mixed_swarms(max_calls)
@@ -372,9 +374,12 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
         st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]),
         breakwater_swarms(max_calls),
     )
-    reaching = [s.map(lambda sw: evolve(sw, reaching=True)) for s in (mixed, odd, bw)]
+    # reaching calls also write a literal copy of the carrier and non-text system content
+    # (S3, S5, S7): shapes whose reader sits past the gates the stopping share dwells on
+    deep = {"reaching": True, "literal_carrier_copies": True, "system_non_text_parts": True}
+    reaching = [s.map(lambda sw: evolve(sw, **deep)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
-    shares = stopping + [reaching[0]] * 10 + [reaching[1]] * 2 + [reaching[2]] * 5
+    shares = stopping + [reaching[0]] * 11 + [reaching[1]] * 2 + [reaching[2]] * 5
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches
     return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
 
