@@ -112,8 +112,8 @@ def test_m6_replace_all_keeps_a_stored_format_system_message_as_it_is():
 def test_m6_prompt_system_entry_as_the_model_receives_it():
     """M12.2: a system entry is sent as its text parts concatenated, with the options the clause names."""
     # Measured (Evidence: M12.2): array content is the
-    # concatenation of its text parts without separator, other kinds ignored, none left → not
-    # sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
+    # concatenation of its text parts without separator, other parts adding no text, no part at
+    # all → not sent; providerOptions: the message's own, else its experimental_providerMetadata, else the
     # text parts' spread together; non-text content is not sent.
     from guardspec.model.messages import FilePart
     from guardspec.reference.prompt import system_prompt_entry
@@ -127,7 +127,9 @@ def test_m6_prompt_system_entry_as_the_model_receives_it():
     assert system_prompt_entry(SystemMessage("x", obj(note=2), obj(note=1))) == SystemMessage("x", obj(note=2))
     assert system_prompt_entry(SystemMessage("a", None, obj(b=2))) == SystemMessage("a", obj(b=2))
     assert system_prompt_entry(SystemMessage((t("a"), FilePart("aGk=", "text/plain")))) == SystemMessage("a")
-    assert system_prompt_entry(SystemMessage((FilePart("aGk=", "text/plain"),))) is None
+    # a file part alone is sent without text (measured: ``[{type: 'file', data, mediaType}]``)
+    assert system_prompt_entry(SystemMessage((FilePart("aGk=", "text/plain"),))) == SystemMessage("")
+    assert system_prompt_entry(SystemMessage((3, "x"))) is None  # values that are no part
     assert system_prompt_entry(SystemMessage(())) is None
     assert system_prompt_entry(SystemMessage(UNDEFINED)) is None
     assert system_prompt_entry(SystemMessage(5)) is None
