@@ -410,12 +410,13 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
         True,
     ),
     "S6": ((evolve(CARRIER, carrier_history_result=True, literal_carrier_copies=True), REREAD), True),
-    # every processor may write a weird system message, so not drawn reaching (which tames all but the last)
+    # every processor may write a weird system message, so not drawn reaching (which tames all
+    # but the last), apart from the tame swarm of non-text content
     "S7": (
         (
             evolve(SYSTEM, weird_values=True, odd_system=True, system_non_text_parts=True),
             evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True),
-            evolve(SYSTEM, system_non_text_parts=True),
+            evolve(SYSTEM, system_non_text_parts=True, reaching=True),
         ),
         False,
     ),
@@ -459,9 +460,10 @@ def focus_clause(clause: str) -> str:
 
 def focused_swarms(clause: str, max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     """A campaign weighted towards ``clause``: half its cases from the swarms aimed at it (as they
-    stand, so that their features stay together), half the campaign's own mix
+    stand, so that their features stay together; drawn ``reaching`` where the table or the swarm
+    says so), half the campaign's own mix
     (``campaign_swarms``), so that the rest of the contract is still exercised."""
     bases, reaching = _FOCUS[focus_clause(clause)]
-    aimed = [st.just(evolve(b, max_calls=max_calls, reaching=reaching)) for b in bases]
+    aimed = [st.just(evolve(b, max_calls=max_calls, reaching=reaching or b.reaching)) for b in bases]
     shares = [campaign_swarms(max_calls)] * len(aimed) + aimed
     return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
