@@ -32,7 +32,7 @@ from guardspec.model.processors import (
     Throw,
     ThrowTripWire,
 )
-from guardspec.model.values import UNDEFINED, obj
+from guardspec.model.values import UNDEFINED, JsFunction, obj
 
 from .messages import entries, messages, system_messages
 from .swarms import DEFAULT, Swarm
@@ -68,6 +68,8 @@ def steps(draw, swarm: Swarm, fixture: Fixture) -> tuple:
         # a quarter of the content edits of reaching calls (which G8 refuses), half otherwise
         if f == "content" and swarm.system_non_text_parts and draw(st.integers(0, 3 if swarm.reaching else 1)) == 0:
             value = (obj(type="text", text=value), obj(type="image", image="aGk="))  # not text alone (G8)
+        if f != "content" and swarm.unclonable_system_options and draw(st.integers(0, 5)) == 0:
+            value = obj(note=draw(notes), hook=JsFunction("fn-a"))  # not clonable (G8)
         if swarm.weird_values and draw(st.integers(0, 3)) == 0:
             value = draw(js_values)
         index = 0 if swarm.reaching else draw(st.sampled_from([0, 0, 0, 1]))  # the instructions are there

@@ -116,6 +116,9 @@ class Swarm:
     # a system message's content edited as text and image parts (not text alone, G8); on in the
     # campaigns' reaching share and the swarms ``--focus`` aims at S7
     system_non_text_parts: bool = False
+    # a system message's providerOptions or experimental_providerMetadata edited to hold a
+    # function (not clonable, G8); on in the campaigns' reaching share and S7's focus
+    unclonable_system_options: bool = False
 
 
 DEFAULT = Swarm()
@@ -365,7 +368,8 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     the swarms of Breakwater's shapes (``breakwater_swarms``, six). Eighteen cases in
     twenty-one are drawn ``reaching``: the same shapes in calls that get past the early gates,
     so that most cases reach the policies or the model and each shape meets the stage that
-    reads it, with literal copies of the carrier and non-text system content among them; the
+    reads it, with literal copies of the carrier, non-text system content and system options
+    that cannot be cloned among them; the
     rest draw every early stop (denied actors, titling memory, malformed input, other hooks,
     failing processors), half of them by an actor of any kind."""
     mixed = mixed_swarms(max_calls)
@@ -376,7 +380,7 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     )
     # reaching calls also write a literal copy of the carrier and non-text system content
     # (S3, S5, S7): shapes whose reader sits past the gates the stopping share dwells on
-    deep = {"reaching": True, "literal_carrier_copies": True, "system_non_text_parts": True}
+    deep = {"reaching": True, "literal_carrier_copies": True, "system_non_text_parts": True, "unclonable_system_options": True}
     reaching = [s.map(lambda sw: evolve(sw, **deep)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
     shares = stopping + [reaching[0]] * 11 + [reaching[1]] * 2 + [reaching[2]] * 5
@@ -416,7 +420,7 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
         (
             evolve(SYSTEM, weird_values=True, odd_system=True, system_non_text_parts=True),
             evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True),
-            evolve(SYSTEM, system_non_text_parts=True, reaching=True),
+            evolve(SYSTEM, system_non_text_parts=True, unclonable_system_options=True, reaching=True),
         ),
         False,
     ),
