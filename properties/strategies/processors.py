@@ -193,6 +193,7 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
         for _ in range(draw(st.integers(swarm.min_steps, 2))):
             ss += draw(steps(swarm, fixture))
         proc = Processor(pid, ss, draw(endings(swarm)))
+    # one processor in six of reaching calls (the copy is a change, G9), one in three otherwise
     if swarm.literal_carrier_copies and fixture.outcome is not None and draw(st.integers(0, 5 if swarm.reaching else 2)) == 0:
         a0 = next(m for m in fixture.stored if m.id == "a0")
         copy = evolve(folded(a0, fixture.outcome), tool_invocations=None)  # written out: no mirror

@@ -369,17 +369,17 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     twenty-one are drawn ``reaching``: the same shapes in calls that get past the early gates,
     so that most cases reach the policies or the model and each shape meets the stage that
     reads it, with literal copies of the carrier, non-text system content and system options
-    that cannot be cloned among them; the
-    rest draw every early stop (denied actors, titling memory, malformed input, other hooks,
-    failing processors), half of them by an actor of any kind."""
+    that cannot be cloned among them; the rest draw every early stop (denied actors, titling
+    memory, malformed input, other hooks, failing processors), half of them by an actor of any
+    kind."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
     odd, bw = (
         st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]),
         breakwater_swarms(max_calls),
     )
-    # reaching calls also write a literal copy of the carrier and non-text system content
-    # (S3, S5, S7): shapes whose reader sits past the gates the stopping share dwells on
+    # reaching calls also write literal copies of the carrier, non-text system content and
+    # options that cannot be cloned (S3, S5, S7): shapes whose readers sit past the early gates
     deep = {"reaching": True, "literal_carrier_copies": True, "system_non_text_parts": True, "unclonable_system_options": True}
     reaching = [s.map(lambda sw: evolve(sw, **deep)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
