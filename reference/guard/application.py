@@ -101,8 +101,9 @@ def apply_messages(
     received ids missing from the result are removed;
     then each system-role entry adds its text as a system message (``system_entry_text``:
     nothing for an AI SDK entry) and the message sharing its id is not removed; then every
-    other entry replaces the message with its id and is re-added under the source it had
-    before the processor ran (``input`` if none), merge off. A string entry is added as
+    other entry replaces the message with its id and is re-added under the sources the source
+    checker named for its id before the processor ran (G7.3: on the list or off it, M1.2;
+    ``input`` if none), merge off. A string entry is added as
     Mastra adds one (a new user message of the call's input); null or undefined cannot be
     applied (reading its ``id`` throws), nor can any other value Mastra cannot add. Not
     atomic: a value that cannot be applied keeps what was done before it

@@ -15,7 +15,7 @@ from guardspec.model.observation import AuditEvent
 from .. import preparation
 from ..invocation import Aborts, Returns, Throws, TripWires, invoke
 from ..mapping import MappingError, map_guarded_outputs
-from ..messagelist import MessageList, sources_by_id
+from ..messagelist import MessageList, checked_sources
 from ..policies import PolicyAllowed, PolicyDenied, PolicyFailed, evaluate, request_actor
 from ..reading import NotClassified, fingerprint
 from ..trace import Trace
@@ -162,7 +162,7 @@ def guarded_chain(
         before = snapshot(lst)
         before_all = snapshot(lst, all_entries)
         carriers = remembered_outcome_ids(lst, recorded)
-        sources = sources_by_id(lst)
+        sources = checked_sources(lst)  # Breakwater's source checker: by id, on the list or off it
         received, system = _received(lst)
         inv = invoke(proc, lst, received, system, messages_live=True, system_live=True)
         lst = inv.list

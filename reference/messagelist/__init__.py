@@ -28,7 +28,7 @@ from .parts import (
     without_steps,
 )
 from .removal import clear_source, drain_unsaved, remove_by_ids
-from .sources import checker, push_source, source_ids, sources_by_id
+from .sources import checked_sources, checker, push_source, source_ids, sources_by_id
 from .system import add_system, replace_all_system, replace_reading_roles, set_system, system_text
 from .value import EMPTY, MessageList, Refs, Slot
 
@@ -50,6 +50,7 @@ __all__ = [
     "add_system",
     "as_db_message",
     "cache_key",
+    "checked_sources",
     "checker",
     "clear_source",
     "drain_unsaved",

@@ -48,6 +48,16 @@ def sources_by_id(lst: MessageList) -> dict[str, frozenset[Source]]:
     return {s.message.id: s.sources for s in lst.slots}
 
 
+def checked_sources(lst: MessageList) -> dict[str, frozenset[Source]]:
+    """M1.2 The checker works on ids, on the list or off it: by id, the source sets the checker
+    finds it in, the sets of a message off the list (``detached``) included, so an id a clear
+    took off the list still names the sets it is left in."""
+    out = sources_by_id(lst)
+    for i, src in lst.detached:
+        out[i] = out.get(i, frozenset()) | {src}
+    return out
+
+
 _SINGLE = {src: frozenset({src}) for src in Source}
 
 

@@ -234,3 +234,13 @@ def test_a_stale_memory_message_removed_and_returned_again_comes_back_under_memo
     stored = o["stored"]
     assert [m["id"] for m in stored][:3] == ["u0", "a0", "c00"] and len(stored) == 4
     assert [p.get("state") for p in stored[1]["parts"]] == [None, "call"]
+
+
+def test_m1_a_cleared_memory_and_input_message_keeps_its_memory_id_for_the_checker():
+    """M1.2: clearing the input takes a memory+input message off the list, but memory's set
+    keeps its id: the checker's sources (what G7.3 re-adds under) name it memory alone."""
+    lst = ml.add(MessageList(), user("m1", "hi", 1), M)
+    lst = ml.add(lst, _on_list(lst, "m1"), I)
+    lst = ml.clear_source(lst, I)
+    assert "m1" not in ml.sources_by_id(lst)
+    assert ml.checked_sources(lst)["m1"] == {M}
