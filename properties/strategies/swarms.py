@@ -117,7 +117,7 @@ class Swarm:
     # campaigns' reaching share and the swarms ``--focus`` aims at S7
     system_non_text_parts: bool = False
     # a system message's providerOptions or experimental_providerMetadata edited to hold a
-    # function (not clonable, G8); on in the campaigns' reaching share and S7's focus
+    # function (not clonable, G8); on in the campaigns' reaching share
     unclonable_system_options: bool = False
 
 
@@ -420,7 +420,7 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
         (
             evolve(SYSTEM, weird_values=True, odd_system=True, system_non_text_parts=True),
             evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True),
-            evolve(SYSTEM, system_non_text_parts=True, unclonable_system_options=True, reaching=True),
+            evolve(SYSTEM, system_non_text_parts=True, reaching=True),
         ),
         False,
     ),
