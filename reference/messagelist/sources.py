@@ -18,18 +18,10 @@ def checker(lst: MessageList) -> dict[str, Source]:
     no slot holds it, and a processor returning the object re-adds it there.
     """
     out: dict[str, Source] = {}
-    extra: dict[str, set[Source]] = {}
-    for i, src in lst.detached:
-        extra.setdefault(i, set()).add(src)
-    for s in lst.slots:
-        have = s.sources | extra.get(s.message.id, set()) if extra else s.sources
-        for src in SOURCE_ORDER:
-            if src in have:
-                out.setdefault(s.message.id, src)
-                break
-    for i, members in extra.items():
-        if i not in out:
-            out[i] = next(src for src in SOURCE_ORDER if src in members)
+    for i, have in checked_sources(lst).items():
+        first = next((src for src in SOURCE_ORDER if src in have), None)
+        if first is not None:
+            out[i] = first
     return out
 
 

@@ -152,7 +152,6 @@ _PART_FIELDS: dict[type, dict[str, str]] = {
     FilePart: {"data": "data", "mediaType": "media_type"},
     ImagePart: {"data": "data", "mediaType": "media_type"},
 }
-_PART_TYPES: dict[type, str] = {TextPart: "text", ReasoningPart: "reasoning", FilePart: "file", ImagePart: "image"}
 
 
 def _get(v: Any, key: str) -> Any:
@@ -165,7 +164,7 @@ def _get(v: Any, key: str) -> Any:
         return read(v.get(key))
     if type(v) in _PART_FIELDS:
         if key == "type":
-            return _PART_TYPES[type(v)]
+            return _AIV5_KINDS[type(v)]
         name = _PART_FIELDS[type(v)].get(key)
         return UNDEFINED if name is None else getattr(v, name)
     if isinstance(v, ToolPart):

@@ -209,10 +209,14 @@ export function messageToMastra(m, ctx) {
 
 const TEXT_PART_KEYS = new Set(['type', 'text', 'providerOptions', 'createdAt']);
 
-/** A text part as the scenario schema's `part` has it: `text`, and no key but these. */
+/** An object of type text with a `text` and no key but a text part's. */
+function hasTextPartShape(x) {
+  return isObj(x) && x.type === 'text' && 'text' in x && Object.keys(x).every(k => TEXT_PART_KEYS.has(k));
+}
+
+/** A text part as the scenario's JSON writes it: that shape, and an integer `createdAt` if any. */
 function isTextPart(x) {
-  return isObj(x) && x.type === 'text' && 'text' in x && Object.keys(x).every(k => TEXT_PART_KEYS.has(k))
-    && (x.createdAt === undefined || Number.isInteger(x.createdAt));
+  return hasTextPartShape(x) && (x.createdAt === undefined || Number.isInteger(x.createdAt));
 }
 
 /** A system message's content from its codec JSON: a list of text parts as part objects (a
@@ -331,8 +335,7 @@ export function systemFromMastra(s) {
     out.content = getters.content;
   } else if ('content' in s) {
     const c = s.content;
-    if (Array.isArray(c) && c.length > 0 && c.every(x => isObj(x) && x.type === 'text' && 'text' in x && Object.getPrototypeOf(x) === Object.prototype &&
-                                            Object.keys(x).every(k => TEXT_PART_KEYS.has(k)))) {
+    if (Array.isArray(c) && c.length > 0 && c.every(x => hasTextPartShape(x) && Object.getPrototypeOf(x) === Object.prototype)) {
       out.content = c.map(x => {
         const part = { type: 'text', text: encodeOwn(x, 'text') };
         putIf(part, 'providerOptions', x.providerOptions);
