@@ -141,7 +141,8 @@ def _as_system(entry: Any) -> SystemMessage:
 
 
 def _utf16_length(s: str) -> int:
-    """``String.prototype.length``: UTF-16 code units, so a character outside the BMP counts two."""
+    """M6.3 A text's length as the key counts it (``String.prototype.length``): UTF-16 code
+    units, so a character outside the BMP counts two."""
     return len(s.encode("utf-16-le")) // 2
 
 
@@ -200,8 +201,8 @@ def _item_keys(metadata: Any) -> list[str]:
 
 
 def _image_key(image: Any) -> Any:
-    """``getImageCacheKey``: a string by its length, anything else as it is (the model holds no
-    URL object or byte array as an image)."""
+    """M6.3 An image's part of the key (``getImageCacheKey``): a string by its length, anything
+    else as it is (the model holds no URL object or byte array as an image)."""
     return _utf16_length(image) if isinstance(image, str) else image
 
 
