@@ -120,10 +120,13 @@ def messages(draw, swarm: Swarm = DEFAULT, ids=("n1", "n2", "u0", "a0", "c1"), r
 @st.composite
 def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     """A system message: string or text-part content, provider options holding strings (read
-    under G12) or, in weird swarms, accessors, functions, class instances, undefined content."""
+    under G12) or, in weird swarms, accessors, functions, class instances, undefined content;
+    with ``Swarm.system_getters``, the accessors of G8 without the rest."""
     kind = draw(st.integers(0, 9 if swarm.weird_values else 6))
     if swarm.weird_values and (draw(st.booleans()) or swarm.odd_system):
         kind = draw(st.sampled_from([7, 8, 9, 10, 11]))
+    elif swarm.system_getters and draw(st.integers(0, 4)) == 0:
+        kind = draw(st.sampled_from([9, 10, 10, 11]))  # the getters alone, in otherwise tame calls
     text = draw(texts(swarm))
     if kind <= 3:
         content: Any = text

@@ -119,6 +119,10 @@ class Swarm:
     # a system message's providerOptions or experimental_providerMetadata edited to hold a
     # function (not clonable, G8); on in the campaigns' reaching share
     unclonable_system_options: bool = False
+    # a system message now and then (one in five) with a getter as its content, its
+    # providerOptions or a text part's text (not own data, G8), without the other weird values;
+    # on in the campaigns' reaching share and the swarms ``--focus`` aims at S7
+    system_getters: bool = False
 
 
 DEFAULT = Swarm()
@@ -368,8 +372,8 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
     the swarms of Breakwater's shapes (``breakwater_swarms``, six). Eighteen cases in
     twenty-one are drawn ``reaching``: the same shapes in calls that get past the early gates,
     so that most cases reach the policies or the model and each shape meets the stage that
-    reads it, with literal copies of the carrier, non-text system content and system options
-    that cannot be cloned among them; the rest draw every early stop (denied actors, titling
+    reads it, with literal copies of the carrier, non-text system content, system options that
+    cannot be cloned and getters on system messages among them; the rest draw every early stop (denied actors, titling
     memory, malformed input, other hooks, failing processors), half of them by an actor of any
     kind."""
     mixed = mixed_swarms(max_calls)
@@ -378,9 +382,16 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
         st.sampled_from([evolve(ODD, max_calls=max_calls), evolve(ODD, titles=True, max_calls=max_calls)]),
         breakwater_swarms(max_calls),
     )
-    # reaching calls also write literal copies of the carrier, non-text system content and
-    # options that cannot be cloned (S3, S5, S7): shapes whose readers sit past the early gates
-    deep = {"reaching": True, "literal_carrier_copies": True, "system_non_text_parts": True, "unclonable_system_options": True}
+    # reaching calls also write literal copies of the carrier, non-text system content, options
+    # that cannot be cloned and getters on system messages (S3, S5, S7): shapes whose readers
+    # sit past the early gates
+    deep = {
+        "reaching": True,
+        "literal_carrier_copies": True,
+        "system_non_text_parts": True,
+        "unclonable_system_options": True,
+        "system_getters": True,
+    }
     reaching = [s.map(lambda sw: evolve(sw, **deep)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
     shares = stopping + [reaching[0]] * 11 + [reaching[1]] * 2 + [reaching[2]] * 5
@@ -420,7 +431,7 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
         (
             evolve(SYSTEM, weird_values=True, odd_system=True, system_non_text_parts=True),
             evolve(SYSTEM, weird_values=True, odd_system=True, breakwater_shapes=True),
-            evolve(SYSTEM, system_non_text_parts=True, reaching=True),
+            evolve(SYSTEM, system_non_text_parts=True, system_getters=True, reaching=True),
         ),
         False,
     ),
