@@ -21,6 +21,7 @@ import {
   isTitleRequest,
 } from '../../mastra/lib/scenario.mjs';
 import { runCompletion } from '../../mastra/lib/completion.mjs';
+import { onScenarioClock } from '../../mastra/lib/clock.mjs';
 
 const ACTOR_KEY = 'breakwater.actor';
 const DENIED = /^GuardedAgent authorization denied: ([\s\S]*)$/;
@@ -88,31 +89,6 @@ function outcomeOfResult(out) {
   return out?.tripwire
     ? { kind: 'refused', reason: out.tripwire.reason ?? '', processorId: out.tripwire.processorId ?? '' }
     : { kind: 'answered' };
-}
-
-const RealDate = globalThis.Date;
-
-/** Runs fn with `Date.now()` and `new Date()` reading the scenario's clock, `now` (SPEC M2: the
- * model stamps with it), so that two adds of one run fall on the same stamp as they do in the
- * model, whatever the wall clock did between them. Requests are answered one at a time
- * (lib/serve.mjs), so the global is this run's alone; the wait for the run's end
- * (runCompletion) is a timer, not a clock reading. */
-async function onScenarioClock(now, fn) {
-  if (!Number.isFinite(now)) return fn();
-  function ScenarioDate(...args) {
-    if (!new.target) return RealDate();
-    return args.length === 0 ? new RealDate(now) : new RealDate(...args);
-  }
-  ScenarioDate.now = () => now;
-  ScenarioDate.parse = RealDate.parse;
-  ScenarioDate.UTC = RealDate.UTC;
-  ScenarioDate.prototype = RealDate.prototype;
-  globalThis.Date = ScenarioDate;
-  try {
-    return await fn();
-  } finally {
-    globalThis.Date = RealDate;
-  }
 }
 
 export async function runGuarded(req, bw) {

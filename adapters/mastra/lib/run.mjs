@@ -20,6 +20,7 @@ import {
   isTitleRequest,
 } from './scenario.mjs';
 import { runCompletion } from './completion.mjs';
+import { onScenarioClock } from './clock.mjs';
 
 const isObj = v => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -165,8 +166,12 @@ export async function runScenario(req) {
     // scenario cannot be set up (docs/mastra-measurements.md §k k25)
     return { status: 'skipped', reason: 'a stored thread with an empty id cannot be seeded: Mastra storage refuses it' };
   }
-  const agentSpec = agentSpecOf(scenario);
   const call = callOf(scenario);
+  return onScenarioClock(call.now, () => runOnClock(scenario, call));
+}
+
+async function runOnClock(scenario, call) {
+  const agentSpec = agentSpecOf(scenario);
   const loop = call.loop;
   const ctx = newValueContext();
   const model = modelFor(call);
