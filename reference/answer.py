@@ -82,7 +82,7 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
     """M12 Model step: the model step, then saving, the title (raw only) and the result text by
     the loop's rules. Guarded, the policy engine is the agent's output processor, so the result
     text is read back on every loop (G12.12), and on the durable loop its final-result step
-    re-adds the response messages before they are saved."""
+    re-adds the response messages before they are saved, after a failed step too."""
     before = lst
     bound = bound_thread(scenario)
     rules = LOOP_RULES[scenario.call.loop]
@@ -94,6 +94,8 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
         # response
         if rules.saves_failed_turn:
             lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
+            if not raw and rules.policy_engine_readds_response:
+                lst = policy_engine_output_return(lst)
             threads, _ = finalise_failed_step(scenario, lst, threads, raw=raw)
             return Answer(lst, None, threads, "", str(e), False)
         if isinstance(e, MessageTextError):
@@ -104,6 +106,9 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
         # the response and the turn is saved
         # as a message of its own: it never merges into a trailing assistant message
         lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
+        if not raw and rules.policy_engine_readds_response:
+            # the durable finalisation runs the output step after a failed step too (G12.11)
+            lst = policy_engine_output_return(lst)
         threads, unsaved = finalise_failed_step(scenario, lst, threads, raw=raw)
         err = rules.download_error.format(url=failure)
         if rules.reads_back_after_failed_download and (not raw or scenario.agent.memory is not None):

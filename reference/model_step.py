@@ -20,10 +20,12 @@ REPLY_ID = "reply-1"
 
 
 def error_message(lst: MessageList) -> Message:
-    """M12: the response message Mastra adds when the model step fails: one ``error`` part,
+    """M12.10: the response message Mastra adds when the model step fails: one ``error`` part,
     which the protocol reports as a part kind the model has no word for (the text
-    ``<mastra part error>``, docs/protocol.md "Representation")."""
-    return Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(ml.ERROR_PART,), created_at=response_date(lst))
+    ``<mastra part error>``, docs/protocol.md "Representation"). It carries the clock's date,
+    which it keeps (M2.4): not moved past the createdAt watermark, it sorts after the messages
+    of an equal stamp and before later ones."""
+    return Message(id=REPLY_ID, role=Role.ASSISTANT, parts=(ml.ERROR_PART,), created_at=lst.clock)
 
 
 def response_date(lst: MessageList) -> int:

@@ -172,8 +172,10 @@ def apply_guarded(lst: MessageList, value: Any, received: tuple[Message, ...], b
 def policy_engine_output_return(lst: MessageList) -> MessageList:
     """G12.11 The engine's output step on durable: the
     policy engine is also the guarded agent's output processor; its final-result step returns
-    the response messages it was handed, and Mastra's runner re-adds each, in order, under the
-    source the checker names (``response``), merge off, before the finalisation saves them
+    the response messages it was handed (those on the list that are or have been in the
+    response set during the call, M1.3), and Mastra's runner re-adds each, in order, under the
+    source the checker names (``response`` unless it is memory or input now), merge off, so
+    each moves behind every message with an equal createdAt, before the finalisation saves them
     (M13). That add stamps every part of theirs without ``createdAt`` (M2), so a remembered
     message the reply merged into (M4) is saved with its parts stamped. The seed is silent on
     the engine's output step. On generate and stream the saved copy keeps its parts as they
@@ -182,7 +184,10 @@ def policy_engine_output_return(lst: MessageList) -> MessageList:
     message object a cleared source left in another set, M5) is gone: the checker names only
     the sources of the messages on the list (measured)."""
     check = ml.checker(evolve(lst, detached=()))
-    for m in lst.view(Source.RESPONSE):
+    # the response messages it is handed: those in the response set now or earlier in the call
+    # (M1.3: the rebuilt list's persisted set, by id), in array order
+    handed = [s.message for s in lst.slots if Source.RESPONSE in s.sources or s.message.id in lst.responded]
+    for m in handed:
         lst = ml.remove_by_ids(lst, [m.id])
         lst = ml.add_one(lst, m, check.get(m.id, Source.RESPONSE), merge=False)
     return lst

@@ -14,7 +14,7 @@ from guardspec.model.messages import Message, Role, Source, SystemMessage, TextP
 from .fold import memory_fold
 from .merge import _mergeable, merge_parts
 from .parts import as_db_message, cache_key
-from .sources import _push
+from .sources import _push, responded
 from .system import add_system
 from .value import EMPTY, MessageList, Slot
 
@@ -148,7 +148,7 @@ def _equal_re_add(lst: MessageList, slots: list[Slot], at: int, entry: Message, 
     return evolve(lst, detached=lst.detached + ((entry.id, source),))
 
 
-def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
+def _add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
     """M2 add: ``addOne``, Mastra's rules in order: a string is dated (M2.4), a system message
     passes the content gate (M2.7) and goes to ``add_system`` (M2.8), a message without parts is
     refused; then the stored format (M2.2), the thread check (M2.9), part stamps (M2.3), the
@@ -236,6 +236,15 @@ def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = N
         return evolve(lst, slots=tuple(slots), watermark=wm)
     slots.append(Slot(entry, _push(EMPTY, source)))
     return evolve(lst, slots=_sorted(slots), watermark=wm)
+
+
+def add_one(lst: MessageList, entry: Any, source: Source, merge: bool | None = None) -> MessageList:
+    """M2 add: ``addOne`` (``_add_one``); an add under ``response`` also records, in the
+    persisted response set (M1.3), the id of every message it leaves in the response set."""
+    out = _add_one(lst, entry, source, merge)
+    if source is not Source.RESPONSE:
+        return out
+    return responded(out)
 
 
 def shared(slots: list[Slot], message: Message) -> None:

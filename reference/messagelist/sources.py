@@ -70,7 +70,16 @@ def _push(sources: frozenset[Source], source: Source) -> frozenset[Source]:
 def push_source(lst: MessageList, message_id: str, source: Source) -> MessageList:
     """M1 Source sets: ``pushMessageToSource`` for the message with that id, its sets changed as
     an add under ``source`` changes them (M1.1)."""
-    return evolve(
+    out = evolve(
         lst,
         slots=tuple(Slot(s.message, _push(s.sources, source)) if s.message.id == message_id else s for s in lst.slots),
     )
+    return responded(out) if source is Source.RESPONSE else out
+
+
+def responded(lst: MessageList) -> MessageList:
+    """M1.3 Persisted sets: ``lst`` with the ids its response set holds now, on the list or off
+    it, recorded among those that have been there during the call."""
+    now = {s.message.id for s in lst.slots if Source.RESPONSE in s.sources}
+    now |= {i for i, src in lst.detached if src is Source.RESPONSE}
+    return lst if now <= lst.responded else evolve(lst, responded=lst.responded | now)

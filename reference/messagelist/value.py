@@ -53,7 +53,10 @@ class MessageList:
     createdAt watermark (M2.4); ``refs`` hands out object identities (M2.10). ``detached``
     holds (id, source) of objects that sit in a source set without being on the list: an equal
     copy added under a non-memory source (M2.6) or a message a clear left in its other sets
-    (M5.2); only the id-based source checker sees them (M1.2).
+    (M5.2); only the id-based source checker sees them (M1.2). ``responded`` holds the id of
+    every message that has been in the response set during the call, off the list or on it:
+    Mastra's persisted response set, which a list rebuilt from the durable loop's workflow
+    state holds by id (M1.3).
     """
 
     slots: tuple[Slot, ...] = ()
@@ -64,6 +67,7 @@ class MessageList:
     clock: int = 0
     watermark: int | None = None
     detached: tuple[tuple[str, Source], ...] = ()
+    responded: frozenset[str] = frozenset()
     refs: Refs = field(factory=Refs, eq=False, repr=False)
 
     @property

@@ -7,6 +7,7 @@ from guardspec.conformance.cases import model_observation
 from guardspec.mastra.normalise import normalise_observation
 from guardspec.model.messages import Source, assistant, user
 from guardspec.reference import messagelist as ml
+from guardspec.reference.guard.application import policy_engine_output_return
 from guardspec.reference.messagelist import MessageList
 
 M, I, R, C = Source.MEMORY, Source.INPUT, Source.RESPONSE, Source.CONTEXT
@@ -244,3 +245,29 @@ def test_m1_a_cleared_memory_and_input_message_keeps_its_memory_id_for_the_check
     lst = ml.clear_source(lst, I)
     assert "m1" not in ml.sources_by_id(lst)
     assert ml.checked_sources(lst)["m1"] == {M}
+
+
+def test_m1_3_the_persisted_response_set_keeps_a_message_that_left_it():
+    """M1.3: a message added under response and re-added under input leaves the live response
+    set but stays in the persisted one; a message never in the response set is not there."""
+    lst = ml.add(MessageList(), user("u1", "hi", 1), I)
+    lst = ml.add(lst, user("n2", "moved", 0), R)
+    assert lst.responded == {"n2"}
+    lst = ml.remove_by_ids(lst, ["n2"])
+    lst = ml.add(lst, user("n2", "moved", 0), I, merge=False)
+    assert [m.id for m in lst.view(R)] == []
+    assert lst.responded == {"n2"}
+    assert "u1" not in lst.responded
+
+
+def test_m1_3_the_durable_output_step_re_adds_a_former_response_message_behind_its_tie():
+    """G12.11 with M1.3: the output step hands back a message that was a response earlier in
+    the call, now input; re-added under input it moves behind the other message dated 0."""
+    lst = ml.add(MessageList(), user("n2", "first", 0), R)
+    lst = ml.remove_by_ids(lst, ["n2"])
+    lst = ml.add(lst, user("n2", "first", 0), I, merge=False)
+    lst = ml.add(lst, user("n1", "second", 0), I)
+    assert lst.ids() == ("n2", "n1")
+    out = policy_engine_output_return(lst)
+    assert out.ids() == ("n1", "n2")
+    assert ml.sources_by_id(out)["n2"] == {I}
