@@ -16,7 +16,7 @@ from attrs import evolve, frozen
 
 from guardspec.model.agent import ThreadStore
 from guardspec.model.observation import Observation, Refused
-from guardspec.model.processors import ArrayOf, Primitive, Return, SameList
+from guardspec.model.processors import PROCESS_INPUT, ArrayOf, Primitive, Return, SameList
 from guardspec.model.scenario import Loop, Mode, Scenario
 from guardspec.reference.raw_runner import raw_policy_text
 from guardspec.reference.trace import Trace
@@ -79,8 +79,11 @@ def execute(scenario: Scenario, mode: Mode | str = Mode.GUARDED) -> Execution:
 
 def _identity_only(scenario: Scenario) -> bool:
     ps = scenario.agent.processors
+    # an identity processor declares processInput alone: another hook is refused at
+    # construction (G0), which is no identity
     return bool(ps) and all(
         not p.steps
+        and tuple(p.hooks) == (PROCESS_INPUT,)
         and isinstance(p.end, Return)
         and (
             isinstance(p.end.value, SameList)
