@@ -126,7 +126,7 @@ def system_messages(draw, swarm: Swarm = DEFAULT) -> SystemMessage:
     if swarm.weird_values and (draw(st.booleans()) or swarm.odd_system):
         kind = draw(st.sampled_from([7, 8, 9, 10, 11]))
     elif swarm.system_getters and draw(st.integers(0, 4)) == 0:
-        kind = draw(st.sampled_from([9, 10, 10, 11]))  # the getters alone, in otherwise tame calls
+        kind = draw(st.sampled_from([9, 10, 10, 11, 11]))  # the getters alone, in otherwise tame calls
     text = draw(texts(swarm))
     if kind <= 3:
         content: Any = text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from attrs import evolve
 from hypothesis import strategies as st
 
@@ -35,7 +37,7 @@ from guardspec.model.processors import (
 from guardspec.model.values import UNDEFINED, JsFunction, obj
 
 from .messages import entries, messages, system_messages
-from .swarms import DEFAULT, Swarm
+from .swarms import DEFAULT, END_KINDS, Swarm
 from .threads import Fixture, folded, user
 from .values import js_values, notes, provider_options, texts
 
@@ -144,7 +146,9 @@ def return_values(draw, swarm: Swarm):
     if kind == "array":
         return draw(array_values(swarm))
     if kind == "object":
-        msgs = draw(st.one_of(array_values(swarm), st.just(MISSING), st.just(3)))
+        # reaching calls: an object that can be applied, so its systemMessages meet G7's and
+        # G8's checks; the malformed ones (no array, G7) stay with the other swarms
+        msgs = draw(array_values(swarm) if swarm.reaching else st.one_of(array_values(swarm), st.just(MISSING), st.just(3)))
         entry = system_messages(swarm)
         dense = swarm.option_refusals > 1  # the campaigns' Breakwater swarms
         if dense:  # undefined or a stored-format system message among them (G7.5, G8.2)
@@ -154,7 +158,7 @@ def return_values(draw, swarm: Swarm):
         given = st.lists(entry, max_size=2).map(tuple)
         if dense:  # mostly entries of their own
             given = st.one_of(given, st.lists(entry, min_size=1, max_size=2).map(tuple), st.lists(entry, min_size=1, max_size=2).map(tuple))
-        others = [st.just("received"), given, st.just(MISSING), st.just(None)]
+        others = [st.just("received"), given] + ([given] if swarm.reaching else [st.just(MISSING), st.just(None)])
         sysm = draw(st.sampled_from([given] * 3 * dense + others).flatmap(lambda s: s))  # dense: entries of their own half the time
         return ObjectOf(msgs, sysm, draw(st.sampled_from([None, "Result"])))
     if kind == "same":
@@ -192,7 +196,15 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
         ss: tuple = ()
         for _ in range(draw(st.integers(swarm.min_steps, 2))):
             ss += draw(steps(swarm, fixture))
-        proc = Processor(pid, ss, draw(endings(swarm)))
+        end = draw(endings(swarm))
+        moved = fixture.outcome is not None and any(
+            isinstance(x, RemoveByIds) and x.ids == ("a0",) and isinstance(y, AddMessages) and y.entries[0].id == "a0"
+            for x, y in pairwise(ss)
+        )
+        if swarm.refusing_movers and moved and draw(st.integers(0, 7)) == 0:
+            # the carrier moved out of the input, then a refusal: G13 removes it all the same (S8)
+            end = draw(endings(evolve(swarm, endings=END_KINDS - {"return"})))
+        proc = Processor(pid, ss, end)
     # one processor in six of reaching calls (the copy is a change, G9), one in three otherwise
     if swarm.literal_carrier_copies and fixture.outcome is not None and draw(st.integers(0, 5 if swarm.reaching else 2)) == 0:
         a0 = next(m for m in fixture.stored if m.id == "a0")

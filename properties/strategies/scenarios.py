@@ -36,10 +36,10 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
             policies.insert(draw(st.integers(0, 1)), extra)
     n = draw(st.integers(swarm.min_processors, swarm.max_processors))
     if swarm.reaching:  # the processors before the last one hand the list on (``Swarm.reaching``)
-        # the last one returns too in four calls in five; otherwise it ends as the swarm draws,
+        # the last one returns too in five calls in six; otherwise it ends as the swarm draws,
         # returning three times as often as it would
         others = evolve(swarm, endings=swarm.endings | {"return"}, return_weight=3 * swarm.return_weight)
-        last = well_behaved(swarm, steps_too=False) if draw(st.integers(0, 4)) else others
+        last = well_behaved(swarm, steps_too=False) if draw(st.integers(0, 5)) else others
         procs = tuple(draw(processors(well_behaved(swarm) if i < n - 1 else last, fixture, f"p{i + 1}")) for i in range(n))
     else:
         procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))

@@ -119,10 +119,14 @@ class Swarm:
     # a system message's providerOptions or experimental_providerMetadata edited to hold a
     # function (not clonable, G8); on in the campaigns' reaching share
     unclonable_system_options: bool = False
-    # a system message now and then (one in five) with a getter as its content, its
+    # a system message now and then (one in four) with a getter as its content, its
     # providerOptions or a text part's text (not own data, G8), without the other weird values;
     # on in the campaigns' reaching share and the swarms ``--focus`` aims at S7
     system_getters: bool = False
+    # a processor that moved the carrier out of the input (removed it, then added it back under
+    # another source) refuses, one in eight (aborts, trips, throws: G13 removes the carrier all the same, S8);
+    # on in the campaigns' reaching share and the swarms ``--focus`` aims at S8
+    refusing_movers: bool = False
 
 
 DEFAULT = Swarm()
@@ -367,15 +371,15 @@ def breakwater_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
 
 
 def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
-    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in twenty-firsts:
-    the mixed swarms (twelve), ``ODD`` (three; half of them with memory generating titles) and
-    the swarms of Breakwater's shapes (``breakwater_swarms``, six). Eighteen cases in
-    twenty-one are drawn ``reaching``: the same shapes in calls that get past the early gates,
+    """The differential campaigns' mix (``guardspec diff``, ``mastra-diff``), in twenty-fourths:
+    the mixed swarms (fourteen), ``ODD`` (three; half of them with memory generating titles)
+    and the swarms of Breakwater's shapes (``breakwater_swarms``, seven). Twenty-one cases in
+    twenty-four are drawn ``reaching``: the same shapes in calls that get past the early gates,
     so that most cases reach the policies or the model and each shape meets the stage that
     reads it, with literal copies of the carrier, non-text system content, system options that
-    cannot be cloned and getters on system messages among them; the rest draw every early stop (denied actors, titling
-    memory, malformed input, other hooks, failing processors), half of them by an actor of any
-    kind."""
+    cannot be cloned, getters on system messages and refusals after a carrier move among them;
+    the rest draw every early stop (denied actors, titling memory, malformed input, other
+    hooks, failing processors), half of them by an actor of any kind."""
     mixed = mixed_swarms(max_calls)
     # ODD half the time with memory generating titles (M13 title; rare in the mixed swarms)
     odd, bw = (
@@ -383,18 +387,19 @@ def campaign_swarms(max_calls: int = 1) -> st.SearchStrategy[Swarm]:
         breakwater_swarms(max_calls),
     )
     # reaching calls also write literal copies of the carrier, non-text system content, options
-    # that cannot be cloned and getters on system messages (S3, S5, S7): shapes whose readers
-    # sit past the early gates
+    # that cannot be cloned, getters on system messages (S3, S5, S7) and refusals after a
+    # carrier move (S8): shapes whose readers sit past the early gates
     deep = {
         "reaching": True,
         "literal_carrier_copies": True,
         "system_non_text_parts": True,
         "unclonable_system_options": True,
         "system_getters": True,
+        "refusing_movers": True,
     }
     reaching = [s.map(lambda sw: evolve(sw, **deep)) for s in (mixed, odd, bw)]
     stopping = [s.map(lambda sw: evolve(sw, rare_actors=True)) for s in (mixed, odd, bw)]
-    shares = stopping + [reaching[0]] * 11 + [reaching[1]] * 2 + [reaching[2]] * 5
+    shares = stopping + [reaching[0]] * 13 + [reaching[1]] * 2 + [reaching[2]] * 6
     # explicit shares: ``one_of`` flattens nested ``one_of``s and drops repeated branches
     return st.sampled_from(range(len(shares))).flatmap(lambda k: shares[k])
 
@@ -435,7 +440,7 @@ _FOCUS: dict[str, tuple[tuple[Swarm, ...], bool]] = {
         ),
         False,
     ),
-    "S8": ((REMOVAL, evolve(REMOVAL, rbac_denials=True), ENDINGS), False),
+    "S8": ((REMOVAL, evolve(REMOVAL, rbac_denials=True), ENDINGS, evolve(CARRIER, refusing_movers=True)), False),
     "S9": ((REMOVAL, evolve(REMOVAL, rbac_denials=True)), False),
     "G0": ((ODD, evolve(TAME, titles=True)), False),
     "G1": ((ODD, CALLER), False),
