@@ -14,7 +14,7 @@ from typing import Any, Union
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
-from guardspec.model.jsvalues import falsy, read, truthy
+from guardspec.model.jsvalues import falsy, join_texts, read, truthy
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import MISSING, PROCESS_INPUT, Processor
 from guardspec.model.values import UNDEFINED
@@ -74,16 +74,6 @@ def _entry_id(e: Any) -> Any:
     return e.id if isinstance(e, Message) else UNDEFINED
 
 
-def _js_text(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if v is UNDEFINED or v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
 def _runner_system_text(e: Any) -> str:
     """M8.4 System-role entries in the raw runner: the text added is
     ``content.content ?? content.parts?.map(text or '').join("\n") ?? ''``: an AI SDK system
@@ -97,7 +87,7 @@ def _runner_system_text(e: Any) -> str:
         parts = e.parts
         if parts is None:
             raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")
-        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
+        return join_texts((p.text if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ()), "\n")
     content = read(e.content)
     if content is UNDEFINED or content is None:
         raise MastraError("TypeError", "Cannot read properties of undefined (reading 'content')")

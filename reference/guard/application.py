@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import falsy, read
+from guardspec.model.jsvalues import falsy, join_texts, read
 from guardspec.model.messages import SOURCE_ORDER, Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.values import UNDEFINED
 
@@ -36,15 +36,6 @@ def _check_entry(lst: MessageList, e: Any, source: Source) -> None:
         raise CannotApply("another thread's message")
 
 
-def _js_text(v: Any) -> str:
-    """M14.3 String conversion and join: ``Array.prototype.join``'s text of one element: null and undefined are empty."""
-    if v is UNDEFINED or v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return v if isinstance(v, str) else str(v)
-
-
 def system_entry_text(e: Any) -> str:
     """G7.2 A system entry's text: the text Breakwater adds for a system-role
     entry of a returned array, ``content.content ?? content.parts?.map(text or '').join('\n')
@@ -57,7 +48,7 @@ def system_entry_text(e: Any) -> str:
         parts = e.parts
         if parts is None:
             raise CannotApply("system entry without content")
-        return "\n".join(_js_text(p.text) if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ())
+        return join_texts((p.text if isinstance(p, TextPart) else "" for p in ml.visible_parts(parts) or ()), "\n")
     content = read(e.content)
     if content is UNDEFINED or content is None:
         raise CannotApply("system entry without content")
