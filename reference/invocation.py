@@ -245,6 +245,11 @@ def invoke(
                     lst, e = _fresh_entry(lst, e)
                     entries.append(e)
                 lst = ml.add(lst, tuple(entries), step.source, step.merge)
+                # the add writes into the objects it merges into or stamps (M4, M2.3): a
+                # received object shows that wherever it is held, on the list or not later
+                for sl in lst.slots:
+                    if sl.message.ref in heap:
+                        heap[sl.message.ref] = sl.message
             elif isinstance(step, RemoveByIds):
                 if messages_live and frozen_msgs is None:
                     frozen_msgs = lst.all()
