@@ -78,6 +78,13 @@ def _reads_back(scenario: Scenario, raw: bool) -> bool:
     return scenario.agent.memory is not None or not raw
 
 
+def _error_response(lst: MessageList, rules: LoopRules, raw: bool) -> MessageList:
+    """M12.10 A failed model step: the error response is added as a message of its own (never
+    merged); guarded on durable, the finalisation then runs the engine's output step (G12.11)."""
+    lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
+    return policy_engine_output_return(lst) if not raw and rules.policy_engine_readds_response else lst
+
+
 def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trace: Trace | None, *, raw: bool) -> Answer:
     """M12 Model step: the model step, then saving, the title (raw only) and the result text by
     the loop's rules. Guarded, the policy engine is the agent's output processor, so the result
@@ -93,9 +100,7 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
         # reject with the error and save nothing; the durable loop saves the turn with an error
         # response
         if rules.saves_failed_turn:
-            lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
-            if not raw and rules.policy_engine_readds_response:
-                lst = policy_engine_output_return(lst)
+            lst = _error_response(lst, rules, raw)
             threads, _ = finalise_failed_step(scenario, lst, threads, raw=raw)
             return Answer(lst, None, threads, "", str(e), False)
         if isinstance(e, MessageTextError):
@@ -105,10 +110,7 @@ def answer_step(scenario: Scenario, lst: MessageList, threads: ThreadStore, trac
         # M12: the asset download fails before the model is called; an error part is added as
         # the response and the turn is saved
         # as a message of its own: it never merges into a trailing assistant message
-        lst = add_one(lst, error_message(lst), Source.RESPONSE, merge=False)
-        if not raw and rules.policy_engine_readds_response:
-            # the durable finalisation runs the output step after a failed step too (G12.11)
-            lst = policy_engine_output_return(lst)
+        lst = _error_response(lst, rules, raw)
         threads, unsaved = finalise_failed_step(scenario, lst, threads, raw=raw)
         err = rules.download_error.format(url=failure)
         if rules.reads_back_after_failed_download and (not raw or scenario.agent.memory is not None):

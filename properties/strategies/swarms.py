@@ -119,7 +119,7 @@ class Swarm:
     # a system message's providerOptions or experimental_providerMetadata edited to hold a
     # function (not clonable, G8); on in the campaigns' reaching share
     unclonable_system_options: bool = False
-    # a system message now and then (one in four) with a getter as its content, its
+    # a system message now and then (one in five) with a getter as its content, its
     # providerOptions or a text part's text (not own data, G8), without the other weird values;
     # on in the campaigns' reaching share and the swarms ``--focus`` aims at S7
     system_getters: bool = False
