@@ -1,5 +1,6 @@
 """The Mastra adapter's own Node tests (adapters/mastra/test: the server's smoke test, the
-completion tracker, the JSON-lines loop, the scenario clock), run as part of the suite so that CI runs them."""
+completion tracker, the JSON-lines loop, the scenario clock, overlapping runs), run as part of
+the suite so that CI runs them."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 // MockMemory over InMemoryStore. Answers an observation (model/schemas/observation.schema.json).
 // Protocol: docs/protocol.md. What raw mode is: reference/raw_runner.py.
 import { Agent } from '@mastra/core/agent';
+import { EventEmitterPubSub } from '@mastra/core/events';
 import { Mastra } from '@mastra/core/mastra';
 
 import { newValueContext, callerToMastra, messageToMastra, promptFromMastra } from './convert.mjs';
@@ -217,7 +218,13 @@ async function runOnClock(scenario, call) {
       outcome = { kind: 'failed', error: errorText(err) };
     }
   } else {
-    const agent = new Agent(agentConfig);
+    // An Agent with neither a Mastra instance nor a pubsub of its own shares the module's default
+    // one, and with it the thread runtime's state: a stream on a thread waits for any other
+    // stream still running on the same (resource, thread) (waitForCrossAgentThreadRun), so two
+    // overlapping runs of scenarios naming thread t1 would hold each other up, one failed
+    // download for 6 s each. Each run gets its own, as it gets its own storage; a run alone
+    // sees a fresh pubsub either way.
+    const agent = new Agent({ ...agentConfig, pubsub: new EventEmitterPubSub() });
     callOptions.serverless = { waitUntil: completion.waitUntil };
     try {
       let full;
