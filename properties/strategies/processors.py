@@ -205,6 +205,14 @@ def processors(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, pid
             # the carrier moved out of the input, then a refusal: G13 removes it all the same (S8)
             end = draw(endings(evolve(swarm, endings=END_KINDS - {"return"})))
         proc = Processor(pid, ss, end)
+        if swarm.refusing_movers and fixture.outcome is not None and draw(st.integers(0, 7)) == 0:
+            # the carrier moved to memory as the very message the list held, then a refusal: an
+            # outcome merged without a mirror leaves a copy equal to the processor's snapshot, so
+            # only the moved-carrier rule of G13 takes it away (S8)
+            exact = folded(next(m for m in fixture.stored if m.id == "a0"), fixture.outcome)
+            if exact.tool_invocations is None:
+                moves = (RemoveByIds(("a0",)), AddMessages((exact,), Source.MEMORY, False))
+                proc = Processor(pid, moves, draw(endings(evolve(swarm, endings=END_KINDS - {"return"}))))
     # one processor in six of reaching calls (the copy is a change, G9), one in three otherwise
     if swarm.literal_carrier_copies and fixture.outcome is not None and draw(st.integers(0, 5 if swarm.reaching else 2)) == 0:
         a0 = next(m for m in fixture.stored if m.id == "a0")

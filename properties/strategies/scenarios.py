@@ -45,8 +45,9 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
         procs = tuple(draw(processors(swarm, fixture, f"p{i + 1}")) for i in range(n))
     mem = Memory(generate_title=swarm.titles and not swarm.reaching) if memory else None
     origins = draw(st.sampled_from([(), (ASSET_ORIGIN,), ("http://localhost:3000", ASSET_ORIGIN + "/")])) if swarm.asset_urls else ()
-    # G3: the principal kinds an agent allows (human only, unless the swarm asks for services too)
-    kinds = draw(st.sampled_from([("human",), ("human", "service")])) if swarm.service_actors else ("human",)
+    # G3: the principal kinds an agent allows (human only, unless the swarm asks for services
+    # too, or its calls are drawn reaching, where a service of another role may call)
+    kinds = draw(st.sampled_from([("human",), ("human", "service")])) if swarm.service_actors or swarm.reaching else ("human",)
     return Agent(
         policies=tuple(policies),
         processors=procs,
@@ -59,9 +60,13 @@ def agents(draw, swarm: Swarm = DEFAULT, fixture: Fixture | None = None, memory:
 
 def actors(swarm: Swarm) -> st.SearchStrategy:
     if swarm.reaching and swarm.rbac_denials:
-        # the allowed actor nine times in ten, otherwise any actor, each as often as the others
-        # (RBAC reads them first, so they cost no other shape its reach)
-        return st.integers(0, 9).flatmap(lambda k: _any_actor(swarm) if k == 0 else st.just(ACTOR))
+        # the allowed actor nine times in ten; otherwise any actor, each as often as the others
+        # (RBAC reads them first, so they cost no other shape its reach), or a service of a role
+        # the agent does not allow, which passes where services are allowed: roles are checked
+        # for humans only (G3.2)
+        return st.integers(0, 19).flatmap(
+            lambda k: _any_actor(swarm) if k == 0 else st.sampled_from(_OTHER_ROLE_SERVICES) if k == 1 else st.just(ACTOR)
+        )
     if swarm.rare_actors:  # half the time any actor, each as often as the others
         return st.booleans().flatmap(lambda b: _any_actor(swarm) if b else actors(evolve(swarm, rare_actors=False)))
     if not swarm.rbac_denials:
@@ -77,6 +82,9 @@ def actors(swarm: Swarm) -> st.SearchStrategy:
 def _any_actor(swarm: Swarm) -> st.SearchStrategy:
     """Any actor the swarms draw (none, other roles and kinds, Breakwater's), each as often."""
     return st.sampled_from(_others(swarm) + _breakwater_actors())
+
+
+_OTHER_ROLE_SERVICES = (Actor("svc", "viewer", "service"), Actor("svc", "builder", "service"))
 
 
 def _others(swarm: Swarm) -> list:

@@ -11,7 +11,7 @@ from guardspec.model import codec
 
 from .cases import scenario_hash
 
-STRATEGY = "scenarios(campaign_swarms(max_calls=1)), twenty-one in twenty-four reaching, with literal carrier copies, non-text system content, unclonable system options, system getters and refusing carrier movers, odd outcomes, wrapped aborts, distinct"
+STRATEGY = "scenarios(campaign_swarms(max_calls=1)), twenty-one in twenty-four reaching, with literal carrier copies, non-text system content, unclonable system options, system getters, refusing carrier movers and exact moved copies, services of other roles, odd outcomes, wrapped aborts, distinct"
 """The strategy ``generate_scenarios`` draws from, as a results file's header records it."""
 
 
