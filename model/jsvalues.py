@@ -31,6 +31,11 @@ def read(v: Any) -> Any:
     return v
 
 
+def nullish_read(v: Any, key: str) -> MastraError:
+    """M14.1: the TypeError of reading property ``key`` of null or undefined ``v``."""
+    return MastraError("TypeError", f"Cannot read properties of {'null' if v is None else 'undefined'} (reading '{key}')")
+
+
 def falsy(v: Any) -> bool:
     """M14.2: JavaScript falsiness (``ToBoolean``): undefined, null, false, 0, -0, NaN, 0n and ``""``
     are falsy; every other value (objects, arrays, functions, symbols included) is truthy."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, read
+from guardspec.model.jsvalues import falsy, join_texts, json_round_trip, nullish_read, read
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart, ToolState
 from guardspec.model.observation import PromptEntry
 from guardspec.model.values import UNDEFINED, Accessor, JsObject, obj, to_json_text
@@ -165,7 +165,7 @@ def _check_system_elements(s: SystemMessage) -> None:
     if not s.stored and isinstance(c, tuple):
         for x in c:
             if x is None or x is UNDEFINED:
-                raise MastraError("TypeError", f"Cannot read properties of {'null' if x is None else 'undefined'} (reading 'type')")
+                raise nullish_read(x, "type")
     _options(s)
 
 

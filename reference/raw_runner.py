@@ -14,7 +14,7 @@ from typing import Any, Union
 from attrs import frozen
 
 from guardspec.model.agent import Actor, Agent
-from guardspec.model.jsvalues import falsy, join_texts, read, truthy
+from guardspec.model.jsvalues import falsy, join_texts, nullish_read, read, truthy
 from guardspec.model.messages import Message, Role, Source, SystemMessage, TextPart
 from guardspec.model.processors import MISSING, PROCESS_INPUT, Processor
 from guardspec.model.values import UNDEFINED
@@ -181,7 +181,7 @@ def _replace_untagged(lst: MessageList, sysm: Any) -> MessageList:
         raise err
     replaced, at = ml.replace_reading_roles(lst, sysm)
     if at is not None:
-        err = MastraError("TypeError", f"Cannot read properties of {'null' if sysm[at] is None else 'undefined'} (reading 'role')")
+        err = nullish_read(sysm[at], "role")
         err.partial = replaced
         raise err
     return replaced

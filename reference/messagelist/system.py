@@ -8,7 +8,7 @@ from typing import Any
 
 from guardspec.model.errors import MastraError
 from guardspec.model.fast import evolve
-from guardspec.model.jsvalues import falsy, join_texts, read, to_string
+from guardspec.model.jsvalues import falsy, join_texts, nullish_read, read, to_string
 from guardspec.model.messages import FilePart, ImagePart, Message, ReasoningPart, Role, SystemMessage, TextPart, ToolPart
 from guardspec.model.values import UNDEFINED, JsFunction, JsObject
 
@@ -160,7 +160,7 @@ def _get(v: Any, key: str) -> Any:
     yields its getter's value (or throws), a primitive has no such property but a string's or
     an array's ``length`` (a function's is 0)."""
     if v is None or v is UNDEFINED:
-        raise MastraError("TypeError", f"Cannot read properties of {'null' if v is None else 'undefined'} (reading '{key}')")
+        raise nullish_read(v, key)
     if isinstance(v, JsObject):
         return read(v.get(key))
     if type(v) in _PART_FIELDS:
